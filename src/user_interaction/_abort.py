@@ -1,0 +1,248 @@
+"""Cancellation: ``AbortController`` / ``AbortSignal``, after the web platform's.
+
+A signal can be aborted from any thread; callbacks run in the aborting thread, once.
+Asyncio code awaits :meth:`AbortSignal.wait` (no polling). ``AbortSignal.timeout`` fires
+from one shared daemon timer thread, so it works with or without a running event loop.
+Nothing here imports asyncio or threading until it is needed.
+"""
+
+from __future__ import annotations
+
+import heapq
+import weakref
+from _thread import allocate_lock
+from time import monotonic
+from typing import TYPE_CHECKING, Callable, Iterable, final
+
+from ._errors import ASK_ABORTED, ASK_TIMEOUT, UserInteractionError
+
+if TYPE_CHECKING:
+    import asyncio
+    import threading
+
+__all__ = ["AbortController", "AbortSignal"]
+
+Callback = Callable[[], object]
+
+
+@final
+class AbortSignal:
+    """Tells whoever holds it that an operation should stop, and why (``reason``)."""
+
+    __slots__ = ("__weakref__", "_aborted", "_callbacks", "_lock", "_next_key", "_reason")
+
+    def __init__(self) -> None:
+        self._lock = allocate_lock()
+        self._aborted = False
+        self._reason: object = None
+        self._callbacks: dict[int, Callback] = {}
+        self._next_key = 0
+
+    @property
+    def aborted(self) -> bool:
+        """Whether the signal has fired."""
+        return self._aborted
+
+    @property
+    def reason(self) -> object:
+        """Why it fired (an exception by default), or ``None`` while it has not."""
+        return self._reason
+
+    def throw_if_aborted(self) -> None:
+        """Raise the reason if the signal has fired (wrapped if it is not an exception)."""
+        if self._aborted:
+            reason = self._reason
+            if isinstance(reason, BaseException):
+                raise reason
+            raise UserInteractionError(f"The operation was aborted: {reason!r}", ASK_ABORTED)
+
+    def add_callback(self, callback: Callback) -> Callable[[], None]:
+        """Call ``callback()`` once when the signal fires (at once if it already has).
+
+        Returns a function that removes the callback again; calling it twice is harmless.
+        The callback runs in the thread that aborts, so keep it short and thread-safe
+        (from asyncio, hand over with ``loop.call_soon_threadsafe``).
+        """
+        with self._lock:
+            if not self._aborted:
+                key = self._next_key
+                self._next_key = key + 1
+                self._callbacks[key] = callback
+                return lambda: self._remove_key(key)
+        _run_callback(callback)
+        return _nothing
+
+    def remove_callback(self, callback: Callback) -> None:
+        """Remove a callback added with :meth:`add_callback` (no error if absent)."""
+        with self._lock:
+            for key, registered in self._callbacks.items():
+                if registered is callback or registered == callback:
+                    del self._callbacks[key]
+                    return
+
+    def _remove_key(self, key: int) -> None:
+        with self._lock:
+            self._callbacks.pop(key, None)
+
+    async def wait(self) -> object:
+        """Wait, without polling, until the signal fires; return its reason."""
+        if not self._aborted:
+            import asyncio
+
+            loop = asyncio.get_running_loop()
+            future: asyncio.Future[None] = loop.create_future()
+            remove = self.add_callback(lambda: _wake_threadsafe(loop, future))
+            try:
+                await future
+            finally:
+                remove()
+        return self._reason
+
+    def _abort(self, reason: object) -> bool:
+        with self._lock:
+            if self._aborted:
+                return False
+            if reason is None:
+                reason = UserInteractionError("The operation was aborted.", ASK_ABORTED)
+            self._reason = reason
+            self._aborted = True
+            callbacks = list(self._callbacks.values())
+            self._callbacks.clear()
+        for callback in callbacks:
+            _run_callback(callback)
+        return True
+
+    def __repr__(self) -> str:
+        state = f"aborted, reason={self._reason!r}" if self._aborted else "pending"
+        return f"<AbortSignal {state}>"
+
+    @staticmethod
+    def abort(reason: object = None) -> AbortSignal:
+        """A signal that has already fired."""
+        signal = AbortSignal()
+        signal._abort(reason)
+        return signal
+
+    @staticmethod
+    def timeout(seconds: float) -> AbortSignal:
+        """A signal that fires by itself after ``seconds``, reason ``ASK_TIMEOUT``."""
+        if not seconds >= 0:  # also rejects NaN
+            raise ValueError(f"timeout must be a non-negative number, got {seconds!r}")
+        signal = AbortSignal()
+        ref = weakref.ref(signal)
+
+        def fire() -> None:
+            target = ref()
+            if target is not None:
+                target._abort(UserInteractionError(f"Timed out after {seconds:g} s.", ASK_TIMEOUT))
+
+        _TIMER.schedule(seconds, fire)
+        return signal
+
+    @staticmethod
+    def any(signals: Iterable[AbortSignal]) -> AbortSignal:
+        """A signal that fires as soon as any of ``signals`` does, with that reason."""
+        sources = list(signals)
+        combined = AbortSignal()
+        for source in sources:
+            if source._aborted:
+                combined._abort(source._reason)
+                return combined
+        ref = weakref.ref(combined)
+        removers: list[Callable[[], None]] = []
+
+        def forward(source: AbortSignal) -> Callback:
+            def fire() -> None:
+                target = ref()
+                if target is not None and target._abort(source._reason):
+                    for remove in removers:
+                        remove()
+
+            return fire
+
+        for source in sources:
+            removers.append(source.add_callback(forward(source)))
+        return combined
+
+
+@final
+class AbortController:
+    """Owns an :class:`AbortSignal` and is the only way to fire it."""
+
+    __slots__ = ("_signal",)
+
+    def __init__(self) -> None:
+        self._signal = AbortSignal()
+
+    @property
+    def signal(self) -> AbortSignal:
+        return self._signal
+
+    def abort(self, reason: object = None) -> None:
+        """Fire the signal (once; later calls do nothing). Safe from any thread."""
+        self._signal._abort(reason)
+
+    def __repr__(self) -> str:
+        return f"<AbortController signal={self._signal!r}>"
+
+
+def _nothing() -> None:
+    return None
+
+
+def _run_callback(callback: Callback) -> None:
+    try:
+        callback()
+    except Exception:  # one broken listener must not stop the others
+        import logging
+
+        logging.getLogger("user_interaction").exception("abort callback %r failed", callback)
+
+
+def _wake_threadsafe(loop: asyncio.AbstractEventLoop, future: asyncio.Future[None]) -> None:
+    def wake() -> None:
+        if not future.done():
+            future.set_result(None)
+
+    try:
+        loop.call_soon_threadsafe(wake)
+    except RuntimeError:  # the loop is closed: nobody is waiting any more
+        pass
+
+
+class _Timer:
+    """One daemon thread that runs callbacks at deadlines (for ``AbortSignal.timeout``)."""
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[float, int, Callback]] = []
+        self._counter = 0
+        self._condition: threading.Condition | None = None
+        self._lock = allocate_lock()
+
+    def schedule(self, delay: float, callback: Callback) -> None:
+        with self._lock:
+            if self._condition is None:
+                import threading
+
+                self._condition = threading.Condition()
+                threading.Thread(
+                    target=self._run, name="user-interaction-timer", daemon=True
+                ).start()
+            condition = self._condition
+        with condition:
+            self._counter += 1
+            heapq.heappush(self._heap, (monotonic() + delay, self._counter, callback))
+            condition.notify()
+
+    def _run(self) -> None:
+        condition = self._condition
+        assert condition is not None
+        while True:
+            with condition:
+                while not self._heap or self._heap[0][0] > monotonic():
+                    condition.wait(self._heap[0][0] - monotonic() if self._heap else None)
+                _, _, callback = heapq.heappop(self._heap)
+            _run_callback(callback)
+
+
+_TIMER = _Timer()

@@ -1,0 +1,235 @@
+"""Entry-point discovery of installed providers.
+
+Listing never imports a provider. The scan reads each distribution's
+``entry_points.txt`` through :mod:`importlib.metadata` (the backport below Python 3.10)
+and parses only those that mention our group. Its result is cached behind a cheap
+fingerprint of ``sys.path`` (directory mtimes and every ``entry_points.txt``'s stat), so a
+repeated call costs a few stats while an install, an uninstall or an edited
+``entry_points.txt`` is still seen on the very next call.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from _thread import allocate_lock
+from typing import TYPE_CHECKING, Any, Final
+
+import attrs
+
+from ._errors import (
+    AMBIGUOUS_PROVIDER,
+    PROVIDER_LOAD_FAILED,
+    PROVIDER_NOT_FOUND,
+    UserInteractionError,
+)
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "PROVIDER_ENV",
+    "ProviderInfo",
+    "find_provider",
+    "installed_providers",
+]
+
+#: The entry-point group providers are registered under.
+ENTRY_POINT_GROUP: Final = "user_interaction.providers"
+#: Environment variable naming the provider ``use()`` picks when given no name.
+PROVIDER_ENV: Final = "USER_INTERACTION_PROVIDER"
+
+_META_SUFFIXES: Final = (".dist-info", ".egg-info")
+
+
+@attrs.frozen
+class ProviderInfo:
+    """An installed provider, as listed without importing it."""
+
+    #: The entry point's name, the name ``use()`` takes.
+    name: str
+    #: The entry point's object reference, ``module:attr``.
+    value: str
+    #: The distribution that offers it, and its version.
+    distribution: str
+    version: str
+    _entry_point: EntryPoint = attrs.field(eq=False, repr=False, alias="entry_point")
+
+    @property
+    def module(self) -> str:
+        """The module the entry point imports."""
+        return self.value.partition(":")[0].strip()
+
+    def load(self) -> object:
+        """Import the module and return the provider instance it offers.
+
+        The entry point's object is a provider class or zero-argument factory (called
+        now, so every activation gets a fresh instance) or a ready provider object.
+        Any failure is ``PROVIDER_LOAD_FAILED`` with the original error as the cause.
+        """
+        try:
+            target = self._entry_point.load()
+        except (Exception, SystemExit) as exc:
+            raise self._failed(f"failed to import: {type(exc).__name__}: {exc}", exc) from exc
+        return self.build(target)
+
+    def build(self, target: object) -> object:
+        """Turn the entry point's object into a provider instance."""
+        if isinstance(target, type) or (callable(target) and not hasattr(target, "ask")):
+            try:
+                target = target()
+            except (Exception, SystemExit) as exc:
+                raise self._failed(
+                    f"failed to construct: {type(exc).__name__}: {exc}", exc
+                ) from exc
+        if not callable(getattr(target, "ask", None)):
+            raise self._failed(f"{type(target).__name__} object has no ask(request) method", None)
+        return target
+
+    def _failed(self, problem: str, cause: BaseException | None) -> UserInteractionError:
+        return UserInteractionError(
+            f"provider {self.name!r} ({self.value}, from {self.distribution} {self.version}) "
+            f"{problem}",
+            PROVIDER_LOAD_FAILED,
+            cause=cause,
+        )
+
+
+def _metadata() -> Any:
+    if sys.version_info >= (3, 10):
+        from importlib import metadata
+    else:  # the selection API (EntryPoints.select, deduplication) needs the backport
+        import importlib_metadata as metadata
+    return metadata
+
+
+def _normalize(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+class _Scanner:
+    """Caches the scan result until the fingerprint of ``sys.path`` changes."""
+
+    def __init__(self) -> None:
+        self._lock = allocate_lock()
+        self._fingerprint: object = None
+        self._providers: tuple[ProviderInfo, ...] = ()
+        self._listings: dict[str, tuple[int, tuple[str, ...]]] = {}
+
+    def providers(self) -> tuple[ProviderInfo, ...]:
+        with self._lock:
+            fingerprint = self._take_fingerprint()
+            if fingerprint != self._fingerprint:
+                import importlib
+
+                importlib.invalidate_caches()
+                self._providers = self._scan()
+                self._fingerprint = fingerprint
+            return self._providers
+
+    def _take_fingerprint(self) -> object:
+        stat = os.stat
+        join = os.path.join
+        listings = self._listings
+        parts: list[object] = []
+        for entry in sys.path:
+            root = entry or "."
+            try:
+                status = stat(root)
+            except OSError:
+                parts.append(None)
+                continue
+            mtime = status.st_mtime_ns
+            parts.append(mtime)
+            cached = listings.get(root)
+            if cached is not None and cached[0] == mtime:
+                names = cached[1]
+            else:
+                try:
+                    names = tuple(n for n in os.listdir(root) if n.endswith(_META_SUFFIXES))
+                except OSError:  # a zip file or an unreadable directory: its stat suffices
+                    names = ()
+                listings[root] = (mtime, names)
+            for name in names:
+                try:
+                    found = stat(join(root, name, "entry_points.txt"))
+                except OSError:
+                    parts.append(None)
+                else:
+                    parts.append((found.st_mtime_ns, found.st_size))
+        parts.append(tuple(sys.path))
+        return parts
+
+    def _scan(self) -> tuple[ProviderInfo, ...]:
+        metadata = _metadata()
+        found: list[ProviderInfo] = []
+        seen: set[str] = set()
+        for dist in metadata.distributions():
+            text = dist.read_text("entry_points.txt")
+            if not text or ENTRY_POINT_GROUP not in text:
+                continue
+            name = dist.metadata["Name"] or "?"
+            key = _normalize(name)
+            if key in seen:  # the same distribution found twice on sys.path
+                continue
+            seen.add(key)
+            version = dist.version or "?"
+            for entry_point in dist.entry_points.select(group=ENTRY_POINT_GROUP):
+                found.append(
+                    ProviderInfo(
+                        name=entry_point.name,
+                        value=entry_point.value,
+                        distribution=name,
+                        version=version,
+                        entry_point=entry_point,
+                    )
+                )
+        found.sort(key=lambda info: (info.name, info.distribution))
+        return tuple(found)
+
+
+_SCANNER: Final = _Scanner()
+
+
+def installed_providers() -> tuple[ProviderInfo, ...]:
+    """Every installed provider, sorted by name (nothing is imported)."""
+    return _SCANNER.providers()
+
+
+def _describe(infos: tuple[ProviderInfo, ...]) -> str:
+    if not infos:
+        return f"no providers are installed (entry-point group {ENTRY_POINT_GROUP!r})"
+    names = ", ".join(sorted({info.name for info in infos}))
+    return f"installed providers: {names}"
+
+
+def find_provider(name: str | None) -> ProviderInfo:
+    """The one installed provider called ``name`` (or the default one), unloaded."""
+    infos = installed_providers()
+    if name is None:
+        chosen = os.environ.get(PROVIDER_ENV, "").strip()
+        if chosen:
+            name = chosen
+        elif len({info.name for info in infos}) == 1:
+            name = infos[0].name
+        else:
+            raise UserInteractionError(
+                f"No provider chosen: pass a name or set {PROVIDER_ENV}; {_describe(infos)}",
+                PROVIDER_NOT_FOUND,
+            )
+    matches = [info for info in infos if info.name == name]
+    if not matches:
+        raise UserInteractionError(
+            f"No installed provider is named {name!r}; {_describe(infos)}", PROVIDER_NOT_FOUND
+        )
+    if len(matches) > 1:
+        offered = " and ".join(
+            f"{info.distribution} {info.version} ({info.value})" for info in matches
+        )
+        raise UserInteractionError(
+            f"Provider name {name!r} is offered by more than one distribution: {offered}",
+            AMBIGUOUS_PROVIDER,
+        )
+    return matches[0]

@@ -1,0 +1,249 @@
+"""The data model: immutable attrs classes and their camelCase JSON wire form.
+
+Constructors accept any values of the right types; the rules of a well-formed request or
+answer are checked by :mod:`._validation` when a request is asked. ``from_dict`` parses
+wire data strictly and reports the first problem with its path.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
+
+import attrs
+
+from ._errors import INVALID_REQUEST, UserInteractionError
+
+if TYPE_CHECKING:
+    from ._abort import AbortSignal
+
+__all__ = [
+    "AskUserQuestionAnswer",
+    "AskUserQuestionAnswerItem",
+    "AskUserQuestionItem",
+    "AskUserQuestionOption",
+    "AskUserQuestionRequest",
+]
+
+
+def _options(value: Iterable[AskUserQuestionOption]) -> tuple[AskUserQuestionOption, ...]:
+    return value if type(value) is tuple else tuple(value)
+
+
+def _items(value: Iterable[AskUserQuestionItem]) -> tuple[AskUserQuestionItem, ...]:
+    return value if type(value) is tuple else tuple(value)
+
+
+def _answer_items(
+    value: Iterable[AskUserQuestionAnswerItem],
+) -> tuple[AskUserQuestionAnswerItem, ...]:
+    return value if type(value) is tuple else tuple(value)
+
+
+def _strings(value: Iterable[str]) -> tuple[str, ...]:
+    return value if type(value) is tuple else tuple(value)
+
+
+@attrs.frozen
+class AskUserQuestionOption:
+    """One choice: ``label`` is shown and is also the value returned in ``selected``."""
+
+    label: str
+    description: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"label": self.label}
+        if self.description is not None:
+            data["description"] = self.description
+        return data
+
+    @classmethod
+    def from_dict(cls, data: object, *, path: str = "") -> AskUserQuestionOption:
+        fields = _Fields(data, path, ("label", "description"))
+        return cls(fields.string("label"), fields.optional_string("description"))
+
+
+@attrs.frozen
+class AskUserQuestionItem:
+    """One question. ``detail`` is supporting text, ``header`` a short heading."""
+
+    id: str
+    question: str
+    header: str | None = None
+    options: tuple[AskUserQuestionOption, ...] = attrs.field(default=(), converter=_options)
+    multi_select: bool = False
+    detail: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"id": self.id, "question": self.question}
+        if self.header is not None:
+            data["header"] = self.header
+        if self.options:
+            data["options"] = [option.to_dict() for option in self.options]
+        if self.multi_select:
+            data["multiSelect"] = True
+        if self.detail is not None:
+            data["detail"] = self.detail
+        return data
+
+    @classmethod
+    def from_dict(cls, data: object, *, path: str = "") -> AskUserQuestionItem:
+        fields = _Fields(
+            data, path, ("id", "question", "header", "options", "multiSelect", "detail")
+        )
+        return cls(
+            id=fields.string("id"),
+            question=fields.string("question"),
+            header=fields.optional_string("header"),
+            options=fields.array("options", AskUserQuestionOption.from_dict, required=False),
+            multi_select=fields.boolean("multiSelect"),
+            detail=fields.optional_string("detail"),
+        )
+
+
+@attrs.frozen
+class AskUserQuestionRequest:
+    """What a caller asks: one or more questions, plus what never travels on the wire.
+
+    ``agent`` identifies the asking agent or session for providers that route by it;
+    ``signal`` aborts the ask. Neither takes part in equality or the wire form.
+    """
+
+    questions: tuple[AskUserQuestionItem, ...] = attrs.field(converter=_items)
+    agent: object | None = attrs.field(default=None, eq=False)
+    signal: AbortSignal | None = attrs.field(default=None, eq=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"questions": [question.to_dict() for question in self.questions]}
+
+    @classmethod
+    def from_dict(
+        cls,
+        data: object,
+        *,
+        agent: object | None = None,
+        signal: AbortSignal | None = None,
+    ) -> AskUserQuestionRequest:
+        """Parse the wire form; ``INVALID_REQUEST`` names the first bad path."""
+        fields = _Fields(data, "", ("questions",))
+        return cls(fields.array("questions", AskUserQuestionItem.from_dict), agent, signal)
+
+
+@attrs.frozen
+class AskUserQuestionAnswerItem:
+    """The answer to one question: chosen labels, or custom text (never both).
+
+    Neither set means the human skipped the question.
+    """
+
+    id: str
+    selected: tuple[str, ...] = attrs.field(default=(), converter=_strings)
+    custom: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"id": self.id, "selected": list(self.selected)}
+        if self.custom is not None:
+            data["custom"] = self.custom
+        return data
+
+    @classmethod
+    def from_dict(cls, data: object, *, path: str = "") -> AskUserQuestionAnswerItem:
+        fields = _Fields(data, path, ("id", "selected", "custom"))
+        return cls(
+            fields.string("id"),
+            fields.array("selected", _parse_string, required=False),
+            fields.optional_string("custom"),
+        )
+
+
+@attrs.frozen
+class AskUserQuestionAnswer:
+    """The answers to a request, by question id; unanswered questions may be absent."""
+
+    answers: tuple[AskUserQuestionAnswerItem, ...] = attrs.field(converter=_answer_items)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"answers": [answer.to_dict() for answer in self.answers]}
+
+    @classmethod
+    def from_dict(cls, data: object) -> AskUserQuestionAnswer:
+        """Parse the wire form; ``INVALID_REQUEST`` names the first bad path."""
+        fields = _Fields(data, "", ("answers",))
+        return cls(fields.array("answers", AskUserQuestionAnswerItem.from_dict))
+
+    def get(self, id: str) -> AskUserQuestionAnswerItem | None:
+        """The answer to question ``id``, or ``None`` if it was left out."""
+        for answer in self.answers:
+            if answer.id == id:
+                return answer
+        return None
+
+
+def _parse_string(value: object, *, path: str) -> str:
+    if not isinstance(value, str):
+        raise _invalid(path, f"expected a string, got {_kind(value)}")
+    return value
+
+
+def _invalid(path: str, problem: str) -> UserInteractionError:
+    return UserInteractionError(f"{path}: {problem}" if path else problem, INVALID_REQUEST)
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    return type(value).__name__
+
+
+class _Fields:
+    """Reads one wire object, rejecting unknown keys and wrong types with a path."""
+
+    __slots__ = ("data", "path")
+
+    def __init__(self, data: object, path: str, known: tuple[str, ...]) -> None:
+        if not isinstance(data, Mapping):
+            raise _invalid(path, f"expected an object, got {_kind(data)}")
+        for key in data:
+            if key not in known:
+                where = f"{path}.{key}" if path else str(key)
+                raise _invalid(where, f"unknown field (expected one of {', '.join(known)})")
+        self.data = data
+        self.path = path
+
+    def _where(self, key: str) -> str:
+        return f"{self.path}.{key}" if self.path else key
+
+    def string(self, key: str) -> str:
+        if key not in self.data:
+            raise _invalid(self._where(key), "required")
+        return _parse_string(self.data[key], path=self._where(key))
+
+    def optional_string(self, key: str) -> str | None:
+        value = self.data.get(key)
+        return None if value is None else _parse_string(value, path=self._where(key))
+
+    def boolean(self, key: str) -> bool:
+        value = self.data.get(key, False)
+        if not isinstance(value, bool):
+            raise _invalid(self._where(key), f"expected a boolean, got {_kind(value)}")
+        return value
+
+    def array(self, key: str, parse: Any, *, required: bool = True) -> list[Any]:
+        if key not in self.data or self.data[key] is None:
+            if required:
+                raise _invalid(self._where(key), "required")
+            return []
+        value = self.data[key]
+        if not isinstance(value, (list, tuple)):
+            raise _invalid(self._where(key), f"expected an array, got {_kind(value)}")
+        where = self._where(key)
+        return [parse(item, path=f"{where}[{index}]") for index, item in enumerate(value)]
