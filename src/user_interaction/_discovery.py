@@ -109,6 +109,28 @@ def _normalize(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+def _section(text: str) -> list[tuple[str, str]]:
+    """The ``name = value`` pairs of our group in an ``entry_points.txt``.
+
+    Parsed here, line by line, so one garbled line (or a garbled other group) skips only
+    itself instead of hiding the whole distribution.
+    """
+    pairs: list[tuple[str, str]] = []
+    inside = False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            inside = line[1:-1].strip() == ENTRY_POINT_GROUP
+            continue
+        if inside:
+            name, equals, value = line.partition("=")
+            if equals and name.strip() and value.strip():
+                pairs.append((name.strip(), value.strip()))
+    return pairs
+
+
 class _Scanner:
     """Caches the scan result until the fingerprint of ``sys.path`` changes."""
 
@@ -167,23 +189,26 @@ class _Scanner:
         found: list[ProviderInfo] = []
         seen: set[str] = set()
         for dist in metadata.distributions():
-            text = dist.read_text("entry_points.txt")
-            if not text or ENTRY_POINT_GROUP not in text:
+            try:
+                text = dist.read_text("entry_points.txt")
+                if not text or ENTRY_POINT_GROUP not in text:
+                    continue
+                name = dist.metadata["Name"] or "?"
+            except Exception:  # an unreadable distribution hides only itself
                 continue
-            name = dist.metadata["Name"] or "?"
             key = _normalize(name)
             if key in seen:  # the same distribution found twice on sys.path
                 continue
             seen.add(key)
             version = dist.version or "?"
-            for entry_point in dist.entry_points.select(group=ENTRY_POINT_GROUP):
+            for entry_name, value in _section(text):
                 found.append(
                     ProviderInfo(
-                        name=entry_point.name,
-                        value=entry_point.value,
+                        name=entry_name,
+                        value=value,
                         distribution=name,
                         version=version,
-                        entry_point=entry_point,
+                        entry_point=metadata.EntryPoint(entry_name, value, ENTRY_POINT_GROUP),
                     )
                 )
         found.sort(key=lambda info: (info.name, info.distribution))

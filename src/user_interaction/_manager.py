@@ -34,7 +34,6 @@ from ._errors import (
 from ._model import AskUserQuestionAnswer, AskUserQuestionRequest
 from ._reload import reimport_provider
 from ._slot import (
-    _DISPOSED,
     _EAGER,
     Disposer,
     _aborted,
@@ -310,22 +309,35 @@ class UserInteraction:
                 self._finalizer = weakref.finalize(self, stop_loop_thread, self._runner)
             return self._runner
 
-    async def _acquire(self, slot: _Slot, call: _Call) -> _Slot:
-        """Wait for the serial slot; returns the slot granted (after a swap, the new one)."""
-        call.outcome = call.loop.create_future()
-        if call.error is not None:
-            raise call.error
-        while not slot.enqueue(call):
-            successor = self._active
-            if successor is None or successor is slot:
-                raise _disposed()
-            slot = successor
-        granted: _Slot = await call.outcome
-        call.outcome = None
-        if granted.state == _DISPOSED:
-            granted.release()
+    async def _admit(self, slot: _Slot, call: _Call) -> _Slot:
+        """Queue for (if serial) and enter the active provider, following swaps."""
+        while True:
+            if slot.serial and not slot.try_acquire():
+                slot = await self._acquire(slot, call)
+            if slot.enter(call):
+                return slot
+            if slot.serial:
+                slot.release()
+            slot = self._successor(slot)
+
+    def _successor(self, slot: _Slot) -> _Slot:
+        """Where an ask goes when ``slot`` stopped taking asks: the provider swapped in."""
+        successor = self._active
+        if successor is None or successor is slot:
             raise _disposed()
-        return granted
+        return successor
+
+    async def _acquire(self, slot: _Slot, call: _Call) -> _Slot:
+        """Wait in the serial queue; returns the slot granted (after a swap, the new one)."""
+        call.outcome = call.loop.create_future()
+        try:
+            call.raise_if_failed()
+            while not slot.enqueue(call):
+                slot = self._successor(slot)
+            granted: _Slot = await call.outcome
+            return granted
+        finally:
+            call.outcome = None
 
     async def _ask_inline(
         self, slot: _Slot, request: AskUserQuestionRequest
@@ -333,30 +345,26 @@ class UserInteraction:
         """No signal, no timeout, async provider: await it in the caller's task."""
         asyncio = _aio()
         call = _Call(asyncio.get_running_loop())
-        if slot.serial and not slot.try_acquire():
-            slot = await self._acquire(slot, call)
+        if slot.serial or not slot.enter(call):
+            slot = await self._admit(slot, call)
             if not slot.is_async:  # swapped to a sync provider while queued
-                return await self._ask_guarded(slot, request, None, acquired=True)
+                return await self._ask_guarded(slot, request, None, admitted=call)
+        call.task = asyncio.current_task()
         try:
-            call.task = asyncio.current_task()
-            if not slot.add_call(call):
-                raise _disposed()
-            try:
-                result = await slot.hook(request=request)
-            except asyncio.CancelledError:
-                if call.error is None:
-                    raise
-                task = call.task
-                if task is not None and hasattr(task, "uncancel"):
-                    task.uncancel()
-                raise call.error from None
-            except UserInteractionError:
+            result = await slot.hook(request=request)
+        except asyncio.CancelledError:
+            if call.error is None:
                 raise
-            except Exception as exc:
-                raise _failed(exc) from exc
-            finally:
-                slot.remove_call(call)
+            task = call.task
+            if task is not None and hasattr(task, "uncancel"):
+                task.uncancel()
+            raise call.error from None
+        except UserInteractionError:
+            raise
+        except Exception as exc:
+            raise _failed(exc) from exc
         finally:
+            slot.exit(call)
             if slot.serial:
                 slot.release()
         return validate_answer(request, result)
@@ -367,13 +375,13 @@ class UserInteraction:
         request: AskUserQuestionRequest,
         timeout: float | None,
         *,
-        acquired: bool = False,
+        admitted: _Call | None = None,
     ) -> AskUserQuestionAnswer:
         """The general path: the caller waits on a future that abort, timeout and
         disposal settle at once; the provider gets a signal of its own."""
         asyncio = _aio()
         loop = asyncio.get_running_loop()
-        call = _Call(loop)
+        call = admitted if admitted is not None else _Call(loop)
         controller = call.controller = AbortController()
         signal = request.signal
         remove_listener = None
@@ -382,33 +390,25 @@ class UserInteraction:
             remove_listener = signal.add_callback(lambda: call.fail(_aborted(signal)))
         if timeout is not None:
             timer = loop.call_later(timeout, call._timed_out, timeout)
-        completed = False
+        entered = admitted is not None
+        started = completed = False
         try:
             call.raise_if_failed()
-            if slot.serial and not acquired and not slot.try_acquire():
-                slot = await self._acquire(slot, call)
-            try:
-                call.raise_if_failed()  # aborted just as the slot was granted?
-            except UserInteractionError:
-                if slot.serial:
-                    slot.release()
-                raise
+            if not entered:
+                slot = await self._admit(slot, call)
+                entered = True
+            call.raise_if_failed()  # aborted just as it was admitted?
             provider_request = AskUserQuestionRequest(
                 request.questions, request.agent, controller.signal
             )
+            started = True  # from here on the provider call releases the serial slot
             provider_call = self._start_call(slot, provider_request, loop)
-            if not provider_call.done():
-                call.outcome = loop.create_future()
-                outcome = call.outcome
-                provider_call.add_done_callback(lambda done: _copy_outcome(done, outcome))
-                if not slot.add_call(call):
-                    raise _disposed()
-                try:
-                    result = await outcome
-                finally:
-                    slot.remove_call(call)
-            else:
+            if provider_call.done():
                 result = _result_of(provider_call)
+            else:
+                outcome = call.outcome = loop.create_future()
+                provider_call.add_done_callback(lambda done: _copy_outcome(done, outcome))
+                result = await outcome
             if hasattr(result, "__await__"):  # a sync provider that returned an awaitable
                 result = await result
             completed = True
@@ -417,6 +417,10 @@ class UserInteraction:
                 remove_listener()
             if timer is not None:
                 timer.cancel()
+            if entered:
+                slot.exit(call)
+                if slot.serial and not started:
+                    slot.release()
             if not completed and not controller.signal.aborted:
                 controller.abort(
                     UserInteractionError("The caller stopped waiting for the answer.", ASK_ABORTED)

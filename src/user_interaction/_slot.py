@@ -117,10 +117,11 @@ def _check_provider(provider: object) -> None:
     if (
         parameter is None
         or parameter.default is not parameter.empty
-        or parameter.kind not in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
+        or parameter.kind is not parameter.POSITIONAL_OR_KEYWORD
     ):
         raise TypeError(
-            f"{provider!r}: ask() must take a parameter named 'request' without a default"
+            f"{provider!r}: ask() must take a positional parameter named 'request' "
+            "without a default"
         )
 
 
@@ -311,14 +312,16 @@ class _Slot:
 
     # -- pending calls -------------------------------------------------------------------
 
-    def add_call(self, call: _Call) -> bool:
+    def enter(self, call: _Call) -> bool:
+        """Register a call about to reach the provider; False once it stopped taking asks."""
         with self.lock:
-            if self.state == _DISPOSED:
+            if self.state != _ACTIVE:
                 return False
             self.calls.add(call)
             return True
 
-    def remove_call(self, call: _Call) -> None:
+    def exit(self, call: _Call) -> None:
+        """The caller stopped waiting; a retiring provider is disposed after its last."""
         with self.lock:
             self.calls.discard(call)
             drained = self.state == _RETIRING and not self.calls

@@ -1,0 +1,198 @@
+from __future__ import annotations
+
+import asyncio
+import gc
+import threading
+import time
+
+import pytest
+
+from user_interaction import (
+    ASK_ABORTED,
+    ASK_TIMEOUT,
+    AbortController,
+    AbortSignal,
+    UserInteractionError,
+)
+
+
+def test_abort_sets_state_and_default_reason() -> None:
+    controller = AbortController()
+    signal = controller.signal
+    assert not signal.aborted
+    assert signal.reason is None
+    signal.throw_if_aborted()  # nothing yet
+    controller.abort()
+    assert signal.aborted
+    assert isinstance(signal.reason, UserInteractionError)
+    assert signal.reason.code == ASK_ABORTED
+    with pytest.raises(UserInteractionError) as info:
+        signal.throw_if_aborted()
+    assert info.value is signal.reason
+
+
+def test_abort_is_once_and_keeps_the_first_reason() -> None:
+    controller = AbortController()
+    controller.abort("first")
+    controller.abort("second")
+    assert controller.signal.reason == "first"
+    with pytest.raises(UserInteractionError) as info:
+        controller.signal.throw_if_aborted()
+    assert info.value.code == ASK_ABORTED
+    assert "first" in info.value.message
+
+
+def test_exception_reason_is_raised_as_is() -> None:
+    controller = AbortController()
+    reason = KeyError("k")
+    controller.abort(reason)
+    with pytest.raises(KeyError):
+        controller.signal.throw_if_aborted()
+
+
+def test_callbacks_run_once_and_can_be_removed() -> None:
+    controller = AbortController()
+    calls: list[str] = []
+    controller.signal.add_callback(lambda: calls.append("a"))
+    remove = controller.signal.add_callback(lambda: calls.append("b"))
+
+    def listener() -> None:
+        calls.append("c")
+
+    controller.signal.add_callback(listener)
+    remove()
+    remove()  # harmless twice
+    controller.signal.remove_callback(listener)
+    controller.abort()
+    controller.abort()
+    assert calls == ["a"]
+    late: list[int] = []
+    controller.signal.add_callback(lambda: late.append(1))  # already aborted: at once
+    assert late == [1]
+
+
+def test_a_failing_callback_does_not_stop_the_others(caplog: pytest.LogCaptureFixture) -> None:
+    controller = AbortController()
+    calls: list[int] = []
+
+    def broken() -> None:
+        raise RuntimeError("listener bug")
+
+    controller.signal.add_callback(broken)
+    controller.signal.add_callback(lambda: calls.append(1))
+    controller.abort()
+    assert calls == [1]
+    assert "listener bug" in caplog.text
+
+
+def test_abort_from_another_thread_wakes_an_asyncio_waiter() -> None:
+    controller = AbortController()
+
+    async def main() -> object:
+        threading.Timer(0.05, controller.abort, args=("bye",)).start()
+        return await asyncio.wait_for(controller.signal.wait(), 5)
+
+    assert asyncio.run(main()) == "bye"
+
+
+def test_wait_returns_at_once_when_already_aborted() -> None:
+    assert asyncio.run(AbortSignal.abort("done").wait()) == "done"
+
+
+def test_timeout_fires_without_an_event_loop() -> None:
+    signal = AbortSignal.timeout(0.05)
+    fired = threading.Event()
+    signal.add_callback(fired.set)
+    assert fired.wait(5)
+    assert signal.aborted
+    assert isinstance(signal.reason, UserInteractionError)
+    assert signal.reason.code == ASK_TIMEOUT
+
+
+def test_timeout_fires_inside_asyncio_too() -> None:
+    async def main() -> object:
+        return await asyncio.wait_for(AbortSignal.timeout(0.01).wait(), 5)
+
+    reason = asyncio.run(main())
+    assert isinstance(reason, UserInteractionError)
+    assert reason.code == ASK_TIMEOUT
+
+
+def test_timeouts_fire_in_deadline_order() -> None:
+    order: list[float] = []
+    done = threading.Event()
+    signals = [AbortSignal.timeout(delay) for delay in (0.15, 0.05, 0.1)]
+    for delay, signal in zip((0.15, 0.05, 0.1), signals):
+        signal.add_callback(lambda delay=delay: order.append(delay))
+    signals[0].add_callback(done.set)
+    assert done.wait(5)
+    assert order == [0.05, 0.1, 0.15]
+
+
+@pytest.mark.parametrize("bad", [-1, float("nan")])
+def test_timeout_rejects_bad_values(bad: float) -> None:
+    with pytest.raises(ValueError):
+        AbortSignal.timeout(bad)
+
+
+def test_any_follows_the_first_source() -> None:
+    first, second = AbortController(), AbortController()
+    combined = AbortSignal.any([first.signal, second.signal])
+    assert not combined.aborted
+    second.abort("two")
+    assert combined.aborted
+    assert combined.reason == "two"
+    first.abort("one")
+    assert combined.reason == "two"
+
+
+def test_any_of_an_aborted_signal_is_aborted_at_once() -> None:
+    combined = AbortSignal.any([AbortController().signal, AbortSignal.abort("x")])
+    assert combined.aborted
+    assert combined.reason == "x"
+
+
+def test_any_with_a_timeout() -> None:
+    combined = AbortSignal.any([AbortController().signal, AbortSignal.timeout(0.02)])
+    deadline = time.monotonic() + 5
+    while not combined.aborted and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert isinstance(combined.reason, UserInteractionError)
+    assert combined.reason.code == ASK_TIMEOUT
+
+
+def test_any_does_not_keep_a_dropped_combination_alive() -> None:
+    source = AbortController()
+    combined = AbortSignal.any([source.signal])
+    import weakref
+
+    ref = weakref.ref(combined)
+    del combined
+    gc.collect()
+    assert ref() is None
+    source.abort()  # the forwarding callback finds nothing to fire: no error
+
+
+def test_many_threads_abort_at_once_callbacks_run_once() -> None:
+    controller = AbortController()
+    calls: list[int] = []
+    controller.signal.add_callback(lambda: calls.append(1))
+    barrier = threading.Barrier(16)
+
+    def hammer() -> None:
+        barrier.wait()
+        controller.abort()
+
+    threads = [threading.Thread(target=hammer) for _ in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert calls == [1]
+
+
+def test_repr() -> None:
+    controller = AbortController()
+    assert "pending" in repr(controller.signal)
+    controller.abort("r")
+    assert "aborted" in repr(controller)

@@ -1,0 +1,193 @@
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from user_interaction import (
+    EMPTY_QUESTIONS,
+    INVALID_ANSWER,
+    INVALID_REQUEST,
+    NO_PROVIDER,
+    AskUserQuestionAnswer,
+    AskUserQuestionAnswerItem,
+    AskUserQuestionItem,
+    AskUserQuestionOption,
+    AskUserQuestionRequest,
+    UserInteraction,
+    UserInteractionError,
+)
+
+Opt = AskUserQuestionOption
+Item = AskUserQuestionItem
+
+
+class Recorder:
+    """Returns a preset result and records whether it was ever asked."""
+
+    def __init__(self, result: object = None) -> None:
+        self.result = result
+        self.asked = 0
+
+    async def ask(self, request: AskUserQuestionRequest) -> Any:
+        self.asked += 1
+        return self.result
+
+
+def ask_error(ui: UserInteraction, request: Any) -> UserInteractionError:
+    with pytest.raises(UserInteractionError) as info:
+        asyncio.run(ui.ask(request))
+    return info.value
+
+
+@pytest.mark.parametrize(
+    ("questions", "code", "message"),
+    [
+        ([], EMPTY_QUESTIONS, "questions: at least one question"),
+        ([Item("", "q")], INVALID_REQUEST, "questions[0].id: must not be blank"),
+        ([Item("  ", "q")], INVALID_REQUEST, "questions[0].id: must not be blank"),
+        ([Item(1, "q")], INVALID_REQUEST, "questions[0].id: expected a string"),  # type: ignore[arg-type]
+        ([Item("a", " \n")], INVALID_REQUEST, "questions[0].question: must not be blank"),
+        ([Item("a", None)], INVALID_REQUEST, "questions[0].question: expected a string"),  # type: ignore[arg-type]
+        (
+            [Item("pkg", "q"), Item("pkg", "r")],
+            INVALID_REQUEST,
+            "questions[1].id: duplicate id 'pkg'",
+        ),
+        (
+            [Item("a", "q", options=[Opt("x"), Opt("x")])],
+            INVALID_REQUEST,
+            "questions[0].options[1].label: duplicate label 'x'",
+        ),
+        (
+            [Item("a", "q", options=[Opt(" ")])],
+            INVALID_REQUEST,
+            "questions[0].options[0].label: must not be blank",
+        ),
+        (
+            [Item("a", "q", options=[Opt(7)])],  # type: ignore[arg-type]
+            INVALID_REQUEST,
+            "questions[0].options[0].label: expected a string",
+        ),
+        (
+            [Item("a", "q", multi_select=True)],
+            INVALID_REQUEST,
+            "questions[0].multi_select: a question without options cannot be multi-select",
+        ),
+        (["not an item"], INVALID_REQUEST, "questions[0]: expected AskUserQuestionItem"),
+        (
+            [Item("a", "q", options=["x"])],  # type: ignore[list-item]
+            INVALID_REQUEST,
+            "questions[0].options[0]: expected AskUserQuestionOption",
+        ),
+        (
+            [Item("a", "q", header=3)],  # type: ignore[arg-type]
+            INVALID_REQUEST,
+            "questions[0].header: expected a string",
+        ),
+    ],
+)
+def test_invalid_requests_never_reach_the_provider(
+    ui: UserInteraction, questions: list[Any], code: str, message: str
+) -> None:
+    provider = Recorder()
+    ui.register_provider(provider)
+    error = ask_error(ui, AskUserQuestionRequest(questions))
+    assert error.code == code
+    assert error.message.startswith(message), error.message
+    assert provider.asked == 0
+
+
+def test_request_must_be_a_request(ui: UserInteraction) -> None:
+    assert ask_error(ui, {"questions": []}).code == INVALID_REQUEST
+
+
+def test_request_rules_come_before_the_provider_check(ui: UserInteraction) -> None:
+    assert ask_error(ui, AskUserQuestionRequest([])).code == EMPTY_QUESTIONS
+    assert ask_error(ui, AskUserQuestionRequest([Item("a", "q")])).code == NO_PROVIDER
+
+
+QUESTIONS = [
+    Item("pkg", "Which?", options=[Opt("pnpm"), Opt("npm")]),
+    Item("tools", "Which tools?", options=[Opt("ruff"), Opt("mypy")], multi_select=True),
+    Item("name", "Name?"),
+]
+
+
+@pytest.mark.parametrize(
+    ("result", "message"),
+    [
+        (None, "provider answer: expected AskUserQuestionAnswer, got NoneType"),
+        ("pnpm", "provider answer: expected AskUserQuestionAnswer, got str"),
+        ({"answers": [{"id": 1}]}, "provider answer: answers[0].id: expected a string"),
+        ([AskUserQuestionAnswerItem("pkg")], "provider answer: expected AskUserQuestionAnswer"),
+        (
+            AskUserQuestionAnswer([AskUserQuestionAnswerItem("zzz")]),
+            "answers[0].id: 'zzz' was not asked",
+        ),
+        (
+            AskUserQuestionAnswer(
+                [AskUserQuestionAnswerItem("pkg"), AskUserQuestionAnswerItem("pkg")]
+            ),
+            "answers[1].id: 'pkg' is answered twice",
+        ),
+        (
+            AskUserQuestionAnswer([AskUserQuestionAnswerItem("pkg", ["yarn"])]),
+            "answers[0].selected[0]: 'yarn' was not offered for question 'pkg'",
+        ),
+        (
+            AskUserQuestionAnswer([AskUserQuestionAnswerItem("tools", ["ruff", "ruff"])]),
+            "answers[0].selected[1]: 'ruff' is selected twice",
+        ),
+        (
+            AskUserQuestionAnswer([AskUserQuestionAnswerItem("pkg", ["pnpm", "npm"])]),
+            "answers[0].selected: question 'pkg' is single-select but 2 labels were selected",
+        ),
+        (
+            AskUserQuestionAnswer([AskUserQuestionAnswerItem("pkg", ["pnpm"], "mine")]),
+            "answers[0]: custom text and selected labels are exclusive",
+        ),
+        (
+            AskUserQuestionAnswer([AskUserQuestionAnswerItem("name", custom="  ")]),
+            "answers[0].custom: must not be blank",
+        ),
+        (
+            AskUserQuestionAnswer([AskUserQuestionAnswerItem("name", ["x"])]),
+            "answers[0].selected: question 'name' has no options to select",
+        ),
+        (
+            AskUserQuestionAnswer([AskUserQuestionAnswerItem("name", custom=5)]),  # type: ignore[arg-type]
+            "answers[0].custom: expected a string",
+        ),
+    ],
+)
+def test_bad_answers_are_invalid_answer(ui: UserInteraction, result: object, message: str) -> None:
+    ui.register_provider(Recorder(result))
+    error = ask_error(ui, AskUserQuestionRequest(QUESTIONS))
+    assert error.code == INVALID_ANSWER
+    assert error.message.startswith(message), error.message
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        AskUserQuestionAnswer([]),
+        AskUserQuestionAnswer(
+            [
+                AskUserQuestionAnswerItem("tools", ["mypy", "ruff"]),
+                AskUserQuestionAnswerItem("pkg", custom="yarn"),
+                AskUserQuestionAnswerItem("name"),
+            ]
+        ),
+        {"answers": [{"id": "pkg", "selected": ["npm"]}, {"id": "name", "custom": "Ada"}]},
+    ],
+)
+def test_good_answers_pass(ui: UserInteraction, result: object) -> None:
+    ui.register_provider(Recorder(result))
+    answer = asyncio.run(ui.ask(AskUserQuestionRequest(QUESTIONS)))
+    assert isinstance(answer, AskUserQuestionAnswer)
+    if isinstance(result, dict):
+        assert answer == AskUserQuestionAnswer.from_dict(result)
+    else:
+        assert answer == result
