@@ -33,8 +33,69 @@ def _optional_text(value: object, where: str) -> None:
         raise _bad(where, f"expected a string or None, got {type(value).__name__}")
 
 
+_last_valid: tuple[AskUserQuestionItem, ...] | None = None
+
+
 def validate_request(request: object) -> None:
-    """Raise ``EMPTY_QUESTIONS`` / ``INVALID_REQUEST`` naming the first broken rule."""
+    """Raise ``EMPTY_QUESTIONS`` / ``INVALID_REQUEST`` naming the first broken rule.
+
+    A fast pass builds no strings; only a failing request is walked again to say where.
+    The questions tuple last found valid is remembered (it is immutable), so asking the
+    same request again costs one identity check.
+    """
+    global _last_valid
+    questions = getattr(request, "questions", None)
+    if questions is not None and questions is _last_valid:
+        return
+    if type(request) is AskUserQuestionRequest and _questions_ok(questions):
+        _last_valid = questions
+        return
+    _explain_request(request)
+
+
+def _questions_ok(questions: object) -> bool:
+    if type(questions) is not tuple or not questions:
+        return False
+    ids: set[str] = set()
+    for item in questions:
+        if type(item) is not AskUserQuestionItem:
+            return False
+        item_id = item.id
+        if type(item_id) is not str or not item_id.strip() or item_id in ids:
+            return False
+        ids.add(item_id)
+        text = item.question
+        if type(text) is not str or not text.strip():
+            return False
+        if (item.header is not None and type(item.header) is not str) or (
+            item.detail is not None and type(item.detail) is not str
+        ):
+            return False
+        multi = item.multi_select
+        if multi is not True and multi is not False:
+            return False
+        options = item.options
+        if type(options) is not tuple:
+            return False
+        if not options:
+            if multi:
+                return False
+            continue
+        labels: set[str] = set()
+        for option in options:
+            if type(option) is not AskUserQuestionOption:
+                return False
+            label = option.label
+            if type(label) is not str or not label.strip() or label in labels:
+                return False
+            labels.add(label)
+            if option.description is not None and type(option.description) is not str:
+                return False
+    return True
+
+
+def _explain_request(request: object) -> None:
+    """The slow pass: find the first broken rule and say where (accepts str subclasses)."""
     if not isinstance(request, AskUserQuestionRequest):
         raise UserInteractionError(
             f"request: expected AskUserQuestionRequest, got {type(request).__name__}",
@@ -89,7 +150,72 @@ def validate_request(request: object) -> None:
 
 
 def validate_answer(request: AskUserQuestionRequest, result: object) -> AskUserQuestionAnswer:
-    """Return the provider's answer as checked against ``request``, or raise ``INVALID_ANSWER``."""
+    """Return the provider's answer as checked against ``request``, or raise ``INVALID_ANSWER``.
+
+    Like requests: a fast pass that builds no strings, then a slow one that says where.
+    """
+    if type(result) is AskUserQuestionAnswer and _answers_ok(request.questions, result.answers):
+        return result
+    return _explain_answer(request, result)
+
+
+def _answers_ok(questions: tuple[AskUserQuestionItem, ...], answers: object) -> bool:
+    if type(answers) is not tuple:
+        return False
+    if not answers:
+        return True
+    single = len(questions) == 1
+    if single and len(answers) != 1:
+        return False
+    by_id = None if single else {item.id: item for item in questions}
+    seen: set[str] = set()
+    for answer in answers:
+        if type(answer) is not AskUserQuestionAnswerItem:
+            return False
+        answer_id = answer.id
+        if type(answer_id) is not str:
+            return False
+        if by_id is None:
+            question = questions[0]
+            if answer_id != question.id:
+                return False
+        else:
+            found = by_id.get(answer_id)
+            if found is None or answer_id in seen:
+                return False
+            seen.add(answer_id)
+            question = found
+        selected = answer.selected
+        custom = answer.custom
+        if type(selected) is not tuple:
+            return False
+        if custom is not None:
+            if type(custom) is not str or not custom.strip() or selected:
+                return False
+            continue
+        count = len(selected)
+        if count == 0:
+            continue
+        if count == 1:
+            label = selected[0]
+            for option in question.options:
+                if option.label == label:
+                    break
+            else:
+                return False
+            continue
+        if not question.multi_select:
+            return False
+        remaining = [option.label for option in question.options]
+        for label in selected:
+            if label not in remaining:  # not offered, or selected twice
+                return False
+            remaining.remove(label)
+    return True
+
+
+def _explain_answer(request: AskUserQuestionRequest, result: object) -> AskUserQuestionAnswer:
+    """The slow pass over an answer: parse a wire dict, or find the first broken rule."""
     if type(result) is not AskUserQuestionAnswer:
         if isinstance(result, Mapping):
             try:
