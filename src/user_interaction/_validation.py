@@ -71,7 +71,7 @@ def _questions_ok(questions: object) -> bool:
             item.detail is not None and type(item.detail) is not str
         ):
             return False
-        multi = item.multi_select
+        multi: object = item.multi_select  # typed bool, but a caller may pass anything
         if multi is not True and multi is not False:
             return False
         options = item.options
