@@ -692,3 +692,30 @@ def test_ask_from_several_event_loops_in_threads(ui: UserInteraction) -> None:
         thread.join(60)
     assert sorted(done) == list(range(8))
     assert provider.most == 1
+
+
+def test_close_releases_ask_sync_callers_in_other_threads() -> None:
+    ui = UserInteraction()
+    release = threading.Event()
+
+    class Blocking:
+        def ask(self, request: AskUserQuestionRequest) -> Any:
+            release.wait(30)
+            return first_choice(request)
+
+    ui.register_provider(Blocking())
+    codes: list[str] = []
+
+    def asker() -> None:
+        try:
+            ui.ask_sync(make_request())
+        except UserInteractionError as error:
+            codes.append(error.code)
+
+    thread = threading.Thread(target=asker)
+    thread.start()
+    time.sleep(0.05)
+    ui.close()
+    thread.join(10)
+    release.set()
+    assert codes == [PROVIDER_DISPOSED]

@@ -15,6 +15,7 @@ from typing import Any, Callable, Final
 __all__ = ["LoopThread", "run_in_thread", "settle"]
 
 _CLOSE_GRACE: Final = 1.0
+_SETTLE: Final = 0.05
 
 
 def settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
@@ -104,9 +105,12 @@ def _serve(loop: asyncio.AbstractEventLoop, ready: threading.Event) -> None:
     try:
         loop.run_forever()
         tasks = asyncio.all_tasks(loop)
+        if tasks:  # asks just failed by a dispose deliver that outcome first...
+            loop.run_until_complete(asyncio.wait(tasks, timeout=_SETTLE))
+            tasks = asyncio.all_tasks(loop)
         for task in tasks:
             task.cancel()
-        if tasks:  # give cancelled asks a moment to unwind; a stuck one is left behind
+        if tasks:  # ...then the rest unwind; a stuck one is left behind
             loop.run_until_complete(asyncio.wait(tasks, timeout=_CLOSE_GRACE))
         loop.run_until_complete(loop.shutdown_asyncgens())
     finally:
