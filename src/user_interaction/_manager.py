@@ -270,7 +270,32 @@ class UserInteraction:
         if timeout is not None:
             _check_timeout(timeout)
         elif request.signal is None and slot.is_async:
-            return await self._ask_inline(slot, request)
+            # The cheapest path, inlined here (one coroutine less): await the provider in
+            # the caller's task; disposal cancels this task and reports PROVIDER_DISPOSED.
+            asyncio = _aio()
+            task = asyncio.current_task()
+            call = _Call(None, task)
+            if slot.serial or not slot.enter(call):
+                slot = await self._admit(slot, call)
+                if not slot.is_async:  # swapped to a sync provider while queued
+                    return await self._ask_guarded(slot, request, None, admitted=call)
+            try:
+                result = await slot.hook(request=request)
+            except asyncio.CancelledError:
+                if call.error is None:
+                    raise
+                if hasattr(task, "uncancel"):
+                    task.uncancel()
+                raise call.error from None
+            except UserInteractionError:
+                raise
+            except Exception as exc:
+                raise _failed(exc) from exc
+            finally:
+                slot.exit(call)
+                if slot.serial:
+                    slot.release()
+            return validate_answer(request, result)
         return await self._ask_guarded(slot, request, timeout)
 
     def ask_sync(
@@ -338,36 +363,6 @@ class UserInteraction:
             return granted
         finally:
             call.outcome = None
-
-    async def _ask_inline(
-        self, slot: _Slot, request: AskUserQuestionRequest
-    ) -> AskUserQuestionAnswer:
-        """No signal, no timeout, async provider: await it in the caller's task."""
-        asyncio = _aio()
-        call = _Call(asyncio.get_running_loop())
-        if slot.serial or not slot.enter(call):
-            slot = await self._admit(slot, call)
-            if not slot.is_async:  # swapped to a sync provider while queued
-                return await self._ask_guarded(slot, request, None, admitted=call)
-        call.task = asyncio.current_task()
-        try:
-            result = await slot.hook(request=request)
-        except asyncio.CancelledError:
-            if call.error is None:
-                raise
-            task = call.task
-            if task is not None and hasattr(task, "uncancel"):
-                task.uncancel()
-            raise call.error from None
-        except UserInteractionError:
-            raise
-        except Exception as exc:
-            raise _failed(exc) from exc
-        finally:
-            slot.exit(call)
-            if slot.serial:
-                slot.release()
-        return validate_answer(request, result)
 
     async def _ask_guarded(
         self,

@@ -128,14 +128,25 @@ def _check_provider(provider: object) -> None:
 class _Call:
     """One ask while it waits (in the queue or on the provider); settled from any thread."""
 
-    __slots__ = ("controller", "error", "loop", "outcome", "task")
+    __slots__ = ("_loop", "controller", "error", "outcome", "task")
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
+    def __init__(
+        self, loop: asyncio.AbstractEventLoop | None, task: asyncio.Task[Any] | None = None
+    ) -> None:
+        self._loop = loop
+        self.task = task
         self.outcome: asyncio.Future[Any] | None = None
-        self.task: asyncio.Task[Any] | None = None
         self.error: UserInteractionError | None = None
         self.controller: AbortController | None = None
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The caller's loop (taken from its task on the inline path, when first needed)."""
+        loop = self._loop
+        if loop is None:
+            assert self.task is not None
+            loop = self._loop = self.task.get_loop()
+        return loop
 
     def fail(self, error: UserInteractionError) -> None:
         """End the wait with ``error`` (first one wins) and tell the provider."""
