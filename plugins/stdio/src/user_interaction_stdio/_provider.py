@@ -1,0 +1,260 @@
+"""The provider: asks each question of a request in turn on a line-based console."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import threading
+from typing import TYPE_CHECKING, Final, TextIO, TypeVar
+
+from user_interaction import (
+    ASK_ABORTED,
+    ASK_TIMEOUT,
+    PROVIDER_DISPOSED,
+    AskUserQuestionAnswer,
+    AskUserQuestionAnswerItem,
+    AskUserQuestionItem,
+    AskUserQuestionRequest,
+    UserInteractionError,
+    hookimpl,
+)
+
+from . import _console
+from ._text import PROMPT, interpret, render_question
+
+if TYPE_CHECKING:
+    from user_interaction import AbortSignal
+
+__all__ = ["StdioProvider"]
+
+T = TypeVar("T")
+
+_WITHDRAWN: Final = "the question was withdrawn"
+
+
+class _Call:
+    """One ask in progress: its event loop, and a future that abort and dispose settle."""
+
+    __slots__ = ("loop", "stopped")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.stopped: asyncio.Future[UserInteractionError] = loop.create_future()
+
+    def stop(self, error: UserInteractionError) -> None:
+        """End the ask with ``error`` (from any thread)."""
+        try:
+            self.loop.call_soon_threadsafe(self._stop, error)
+        except RuntimeError:  # the loop is closed: nothing waits any more
+            pass
+
+    def _stop(self, error: UserInteractionError) -> None:
+        if not self.stopped.done():
+            self.stopped.set_result(error)
+
+    def close(self) -> None:
+        if not self.stopped.done():
+            self.stopped.cancel()
+
+    async def wait(self, future: asyncio.Future[T]) -> T:
+        """``future``'s result, unless the ask is stopped first (then its error)."""
+        if not future.done():
+            await asyncio.wait((future, self.stopped), return_when=asyncio.FIRST_COMPLETED)
+        if self.stopped.done() and not self.stopped.cancelled():
+            raise self.stopped.result()
+        return future.result()
+
+
+def _aborted(signal: AbortSignal) -> UserInteractionError:
+    """The error for an aborted signal: its reason's code when it has one (the manager
+    passes ``ASK_TIMEOUT`` or ``PROVIDER_DISPOSED`` this way), else ``ASK_ABORTED``."""
+    reason = signal.reason
+    if isinstance(reason, UserInteractionError):
+        return UserInteractionError(reason.message, reason.code, cause=reason)
+    return UserInteractionError(
+        f"The question was aborted: {reason!r}",
+        ASK_ABORTED,
+        cause=reason if isinstance(reason, BaseException) else None,
+    )
+
+
+def _disposed() -> UserInteractionError:
+    return UserInteractionError("The stdio provider was disposed.", PROVIDER_DISPOSED)
+
+
+def _end_of_input(console: _console.Console | None = None) -> UserInteractionError:
+    failure = None if console is None else console.failure
+    message = "End of input: no answer can be read."
+    if failure is not None:
+        message = f"The input failed ({type(failure).__name__}: {failure}): no answer can be read."
+    return UserInteractionError(message, ASK_ABORTED, cause=failure)
+
+
+def _notice(error: BaseException) -> str | None:
+    """The line shown when a question on screen stops waiting, or ``None`` for none."""
+    if isinstance(error, asyncio.CancelledError):
+        return f"(cancelled: {_WITHDRAWN})"
+    if not isinstance(error, UserInteractionError):
+        return None
+    if error.code == PROVIDER_DISPOSED:
+        return f"(closed: {_WITHDRAWN})"
+    if error.code == ASK_TIMEOUT:
+        return f"(timed out: {_WITHDRAWN})"
+    return f"(aborted: {_WITHDRAWN})"
+
+
+class StdioProvider:
+    """Asks on a terminal or through pipes: numbered options, one typed line per answer.
+
+    ``input`` and ``output`` are text streams. Left out, they are the process's stdin and
+    stdout as they are when used (``sys.stdin`` at the first ask, ``sys.stdout`` at each
+    write, so a redirection of ``sys.stdout`` is followed). The questions of a request are
+    asked one after another and answered together; asks wait their turn (``serial``), also
+    across providers reading the same stream.
+
+    Answers are typed as: a number (several on multi-select questions, separated by commas
+    or spaces), any other text for a custom answer, ``=text`` for literal text such as
+    ``=42``, and ``-`` to skip. End of input rejects with ``ASK_ABORTED``, now and for
+    every later ask.
+    """
+
+    #: A terminal shows one question at a time: the manager queues concurrent asks.
+    serial: Final = True
+    #: The name the manager reports for this provider.
+    name: Final = "stdio"
+
+    def __init__(self, input: TextIO | None = None, output: TextIO | None = None) -> None:
+        self._input = input
+        self._output = output
+        self._lock = threading.Lock()
+        self._console: _console.Console | None = None
+        self._disposed = False
+        self._calls: set[_Call] = set()
+
+    def __repr__(self) -> str:
+        state = "disposed" if self._disposed else "active"
+        streams = [
+            "sys.stdin" if self._input is None else repr(self._input),
+            "sys.stdout" if self._output is None else repr(self._output),
+        ]
+        return f"<StdioProvider {state} input={streams[0]} output={streams[1]}>"
+
+    @hookimpl
+    async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+        """Show the questions of ``request`` in order and read one answer for each."""
+        signal = request.signal
+        if signal is not None and signal.aborted:
+            raise _aborted(signal)
+        console = self._claim()
+        if console.eof:
+            raise _end_of_input(console)
+        call = _Call(asyncio.get_running_loop())
+        with self._lock:
+            if self._disposed:
+                raise _disposed()
+            self._calls.add(call)
+        remove_listener = None
+        if signal is not None:
+            aborting = signal
+
+            def on_abort() -> None:
+                call.stop(_aborted(aborting))
+
+            remove_listener = signal.add_callback(on_abort)
+        try:
+            turn = console.turns.request(call.loop)
+            try:
+                await call.wait(turn)
+            except BaseException:
+                console.turns.abandon(turn)
+                raise
+            try:
+                if console.eof:  # the ask before this one met the end of input
+                    raise _end_of_input(console)
+                answers = [
+                    await self._ask_question(console, call, item) for item in request.questions
+                ]
+            finally:
+                console.turns.release()
+        finally:
+            if remove_listener is not None:
+                remove_listener()
+            with self._lock:
+                self._calls.discard(call)
+            call.close()
+        return AskUserQuestionAnswer(answers)
+
+    def dispose(self) -> None:
+        """Reject the asks still pending with ``PROVIDER_DISPOSED`` and let go of the
+        input (its reader thread ends when no other provider reads that stream)."""
+        with self._lock:
+            if self._disposed:
+                return
+            self._disposed = True
+            calls = list(self._calls)
+            self._calls.clear()
+            console, self._console = self._console, None
+        for call in calls:
+            call.stop(_disposed())
+        if console is not None:
+            _console.release(console)
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _claim(self) -> _console.Console:
+        with self._lock:
+            if self._disposed:
+                raise _disposed()
+            if self._console is None:
+                stream = sys.stdin if self._input is None else self._input
+                if stream is None:  # e.g. pythonw: the process has no stdin at all
+                    raise UserInteractionError("There is no input stream to read.", ASK_ABORTED)
+                self._console = _console.claim(stream)
+            return self._console
+
+    async def _ask_question(
+        self, console: _console.Console, call: _Call, item: AskUserQuestionItem
+    ) -> AskUserQuestionAnswerItem:
+        self._write(render_question(item))
+        while True:
+            line = await self._read_line(console, call)
+            result = interpret(item, line)
+            if isinstance(result, AskUserQuestionAnswerItem):
+                return result
+            self._write(result + "\n")
+
+    async def _read_line(self, console: _console.Console, call: _Call) -> str:
+        future, prompted = console.read_line(call.loop, PROMPT)
+        try:
+            if not prompted:
+                self._write(PROMPT)
+            line = await call.wait(future)
+        except BaseException as exc:
+            console.withdraw(future)
+            notice = f"(closed: {_WITHDRAWN})" if self._disposed else _notice(exc)
+            if notice is not None:
+                self._write_quietly(f"\n{notice}\n")
+            raise
+        if line is None:
+            raise _end_of_input(console)
+        if not (console.echoes and _console.isatty(self._stream())):
+            self._write("\n")  # the typing was not shown: end the prompt's line
+        return line
+
+    def _stream(self) -> TextIO:
+        return sys.stdout if self._output is None else self._output
+
+    def _write(self, text: str) -> None:
+        output = self._stream()
+        try:
+            output.write(text)
+        except UnicodeEncodeError:
+            encoding = getattr(output, "encoding", None) or "ascii"
+            output.write(text.encode(encoding, "backslashreplace").decode(encoding))
+        output.flush()
+
+    def _write_quietly(self, text: str) -> None:
+        try:
+            self._write(text)
+        except (OSError, ValueError):  # a closed or broken output: the notice is optional
+            pass

@@ -1,0 +1,141 @@
+"""What the human sees and what their typing means.
+
+Rendering shows every string that came from the model with terminal control characters
+made visible (ESC is shown as ``\\x1b``), so model text can never move the cursor, retitle
+the window or recolour the screen. Interpreting turns one typed line into an answer item,
+or into a one-line hint when the prompt must be shown again.
+
+Typing conventions (also in the README and in the hint under every question):
+
+* a number picks that option; on a multi-select question several numbers separated by
+  commas and/or spaces pick several (duplicates collapse, order of first appearance);
+* ``-`` alone skips the question (an answer with no selection and no custom text);
+* ``=text`` answers with ``text`` literally, so ``=42`` is the custom answer ``42``;
+* any other non-empty text is a custom answer.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final, Union
+
+from user_interaction import AskUserQuestionAnswerItem, AskUserQuestionItem
+
+__all__ = ["LITERAL", "PROMPT", "SKIP", "interpret", "render_question", "usage", "visible"]
+
+#: Typed alone, skips the question.
+SKIP: Final = "-"
+#: Starts a literal custom answer: ``=42`` answers ``42`` instead of picking option 42.
+LITERAL: Final = "="
+#: The input prompt.
+PROMPT: Final = "> "
+
+# C0 and C1 controls, DEL, and the invisible characters that reorder or break lines
+# (bidirectional overrides and isolates, the Arabic letter mark, line/paragraph separators).
+_UNSAFE: Final = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
+_UNSAFE_EXCEPT_NEWLINE: Final = re.compile(
+    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
+_NAMED: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+_NUMBER: Final = re.compile(r"[0-9]+")
+_NUMBERS: Final = re.compile(r"[0-9]+(?:[\s,]+[0-9]+)*")
+_SEPARATORS: Final = re.compile(r"[\s,]+")
+_MAX_DIGITS: Final = 9  # beyond this a number is out of range anyway (and int() stays cheap)
+
+
+def _show(match: re.Match[str]) -> str:
+    char = match.group()
+    named = _NAMED.get(char)
+    if named is not None:
+        return named
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: str, *, multiline: bool = False) -> str:
+    """``text`` with every control character shown as an escape instead of acting.
+
+    With ``multiline``, line breaks (``\\n``, ``\\r\\n``) are kept as line breaks.
+    """
+    if multiline:
+        return _UNSAFE_EXCEPT_NEWLINE.sub(_show, text.replace("\r\n", "\n"))
+    return _UNSAFE.sub(_show, text)
+
+
+def usage(item: AskUserQuestionItem) -> str:
+    """The one-line hint shown under a question, before the first prompt."""
+    conventions = f"({LITERAL}text: literal text, {SKIP}: skip)"
+    if not item.options:
+        return f"Type your answer {conventions}"
+    if item.multi_select:
+        return f"Type one or more numbers (like 1,3 or 1 3) or your own answer {conventions}"
+    return f"Type a number or your own answer {conventions}"
+
+
+def _choices(item: AskUserQuestionItem) -> str:
+    count = len(item.options)
+    numbers = "1"
+    if count > 1:
+        numbers = f"{'numbers' if item.multi_select else 'a number'} from 1 to {count}"
+    return f"type {numbers}, your own answer, {LITERAL}text for literal text, or {SKIP} to skip."
+
+
+def render_question(item: AskUserQuestionItem) -> str:
+    """The question block: a blank line, ``[header] question``, detail, options, hint."""
+    title = visible(item.question)
+    if item.header and item.header.strip():
+        title = f"[{visible(item.header)}] {title}"
+    lines = ["", title]
+    if item.detail:
+        lines.extend(visible(item.detail, multiline=True).split("\n"))
+    for number, option in enumerate(item.options, 1):
+        bullet = f"  {number}. "
+        lines.append(bullet + visible(option.label))
+        if option.description:
+            lines.append(" " * len(bullet) + visible(option.description))
+    lines.append(usage(item))
+    return "\n".join(lines) + "\n"
+
+
+Interpretation = Union[AskUserQuestionAnswerItem, str]
+"""An answer item, or (a ``str``) the one-line hint to show before prompting again."""
+
+
+def interpret(item: AskUserQuestionItem, line: str) -> Interpretation:
+    """What one typed line means for ``item``: an answer item, or a hint to try again."""
+    text = line.strip()
+    if not text:
+        if not item.options:
+            return f"Please type an answer, or {SKIP} to skip."
+        return "Please answer: " + _choices(item)
+    if text == SKIP:
+        return AskUserQuestionAnswerItem(item.id)
+    if text.startswith(LITERAL):
+        literal = text[len(LITERAL) :].strip()
+        if not literal:
+            return f"Type text right after {LITERAL} (for example {LITERAL}42), or {SKIP} to skip."
+        return AskUserQuestionAnswerItem(item.id, custom=literal)
+    count = len(item.options)
+    if count:
+        if item.multi_select and _NUMBERS.fullmatch(text):
+            tokens = _SEPARATORS.split(text)
+        elif _NUMBER.fullmatch(text):
+            tokens = [text]
+        else:
+            tokens = []
+        picked: list[str] = []
+        for token in tokens:
+            digits = token.lstrip("0") or "0"
+            number = int(digits) if len(digits) <= _MAX_DIGITS else 0
+            if not 1 <= number <= count:
+                shown = digits if len(digits) <= _MAX_DIGITS else digits[:_MAX_DIGITS] + "..."
+                return f"There is no option {shown}; " + _choices(item)
+            label = item.options[number - 1].label
+            if label not in picked:
+                picked.append(label)
+        if picked:
+            return AskUserQuestionAnswerItem(item.id, picked)
+    return AskUserQuestionAnswerItem(item.id, custom=text)

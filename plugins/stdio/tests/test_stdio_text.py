@@ -1,0 +1,128 @@
+"""What typed lines mean, and how model text is neutralised (pure functions)."""
+
+from __future__ import annotations
+
+import pytest
+from user_interaction_stdio._text import interpret, render_question, visible
+
+from user_interaction import AskUserQuestionAnswerItem, AskUserQuestionItem, AskUserQuestionOption
+
+SINGLE = AskUserQuestionItem("q", "Q?", options=[AskUserQuestionOption(x) for x in "abc"])
+MULTI = AskUserQuestionItem(
+    "q", "Q?", options=[AskUserQuestionOption(x) for x in "abc"], multi_select=True
+)
+FREE = AskUserQuestionItem("q", "Q?")
+
+
+def picked(*labels: str) -> AskUserQuestionAnswerItem:
+    return AskUserQuestionAnswerItem("q", labels)
+
+
+def custom(text: str) -> AskUserQuestionAnswerItem:
+    return AskUserQuestionAnswerItem("q", custom=text)
+
+
+SKIPPED = AskUserQuestionAnswerItem("q")
+
+
+@pytest.mark.parametrize(
+    ("item", "line", "expected"),
+    [
+        (SINGLE, "2", picked("b")),
+        (SINGLE, "  3 \n", picked("c")),
+        (SINGLE, "03", picked("c")),
+        (SINGLE, "yarn", custom("yarn")),
+        (SINGLE, "1 2", custom("1 2")),
+        (SINGLE, "-1", custom("-1")),
+        (SINGLE, "=2", custom("2")),
+        (SINGLE, "= two words ", custom("two words")),
+        (SINGLE, "==x", custom("=x")),
+        (SINGLE, "=-", custom("-")),
+        (SINGLE, "-", SKIPPED),
+        (SINGLE, " - ", SKIPPED),
+        (MULTI, "3,1 3", picked("c", "a")),
+        (MULTI, "2, 2 ,1", picked("b", "a")),
+        (MULTI, "2", picked("b")),
+        (MULTI, "1 two", custom("1 two")),
+        (MULTI, ",1", custom(",1")),
+        (MULTI, "=1,2", custom("1,2")),
+        (MULTI, "-", SKIPPED),
+        (FREE, "42", custom("42")),
+        (FREE, "0", custom("0")),
+        (FREE, "anything", custom("anything")),
+        (FREE, "-", SKIPPED),
+        (FREE, "=-", custom("-")),
+    ],
+)
+def test_interpret_answers(item: AskUserQuestionItem, line: str, expected: object) -> None:
+    assert interpret(item, line) == expected
+
+
+@pytest.mark.parametrize(
+    ("item", "line", "hint"),
+    [
+        (SINGLE, "", "Please answer: type a number from 1 to 3,"),
+        (SINGLE, "   ", "Please answer: type a number from 1 to 3,"),
+        (SINGLE, "0", "There is no option 0;"),
+        (SINGLE, "000", "There is no option 0;"),
+        (SINGLE, "4", "There is no option 4;"),
+        (SINGLE, "9" * 5000, "There is no option 999999999...;"),
+        (MULTI, "1 0", "There is no option 0; type numbers from 1 to 3,"),
+        (MULTI, "4,1", "There is no option 4;"),
+        (FREE, "", "Please type an answer, or - to skip."),
+        (SINGLE, "=", "Type text right after = (for example =42), or - to skip."),
+        (FREE, " =  ", "Type text right after ="),
+    ],
+)
+def test_interpret_asks_again(item: AskUserQuestionItem, line: str, hint: str) -> None:
+    result = interpret(item, line)
+    assert isinstance(result, str)
+    assert result.startswith(hint)
+    assert "\n" not in result
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("plain text, ünïcode ✓", "plain text, ünïcode ✓"),
+        ("\x1b[2J", "\\x1b[2J"),
+        ("\x1b]0;title\x07", "\\x1b]0;title\\x07"),
+        ("a\nb\rc\td", "a\\nb\\rc\\td"),
+        ("\x00\x7f\x85\x9b", "\\x00\\x7f\\x85\\x9b"),
+        ("\u202eevil\u2066\u2028", "\\u202eevil\\u2066\\u2028"),
+    ],
+)
+def test_visible_neutralises_controls(text: str, shown: str) -> None:
+    assert visible(text) == shown
+
+
+def test_visible_multiline_keeps_line_breaks_only() -> None:
+    assert visible("one\r\ntwo\nthree\rx\x1b", multiline=True) == "one\ntwo\nthree\\rx\\x1b"
+
+
+def test_render_question_layout() -> None:
+    item = AskUserQuestionItem(
+        "q",
+        "Pick?",
+        header="Head",
+        detail="Some\ncontext",
+        options=[
+            AskUserQuestionOption(f"o{n}", "d" if n in (1, 10) else None) for n in range(1, 11)
+        ],
+        multi_select=True,
+    )
+    lines = render_question(item).split("\n")
+    assert lines[:6] == ["", "[Head] Pick?", "Some", "context", "  1. o1", "     d"]
+    assert lines[-4:] == [
+        "  10. o10",
+        "      d",
+        "Type one or more numbers (like 1,3 or 1 3) or your own answer"
+        " (=text: literal text, -: skip)",
+        "",
+    ]
+
+
+def test_render_without_header_or_options() -> None:
+    assert render_question(AskUserQuestionItem("q", "Name?", header="  ")) == (
+        "\nName?\nType your answer (=text: literal text, -: skip)\n"
+    )
