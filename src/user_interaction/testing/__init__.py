@@ -1,0 +1,46 @@
+"""Testing kit: answer questions without a human, and prove a provider honours the contract.
+
+* :class:`ScriptedProvider` answers from rules (by question id, by a pattern on the
+  question text, or a default) and records every request it saw.
+* :class:`UserInteractionFixture` is a fresh context with a ``ScriptedProvider`` active;
+  the pytest plugin (``user_interaction.testing._pytest_plugin``) yields one as the
+  ``user_interaction`` fixture and scripts it from ``@pytest.mark.answers(...)``.
+* :mod:`user_interaction.testing.conformance` is the provider conformance suite (it needs
+  pytest; this package itself does not).
+"""
+
+from __future__ import annotations
+
+from ._fixture import UserInteractionFixture
+from ._scripted import (
+    FIRST_OPTION,
+    OMIT,
+    SILENT,
+    SKIP,
+    UNANSWERED_QUESTION,
+    AnswerSequence,
+    AnswerSpec,
+    Custom,
+    Reject,
+    ScriptedProvider,
+    custom,
+    reject,
+    sequence,
+)
+
+__all__ = [
+    "FIRST_OPTION",
+    "OMIT",
+    "SILENT",
+    "SKIP",
+    "UNANSWERED_QUESTION",
+    "AnswerSequence",
+    "AnswerSpec",
+    "Custom",
+    "Reject",
+    "ScriptedProvider",
+    "UserInteractionFixture",
+    "custom",
+    "reject",
+    "sequence",
+]
