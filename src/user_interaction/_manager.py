@@ -318,12 +318,24 @@ class UserInteraction:
         runner = self._runner
         if runner is None:
             runner = self._start_runner()
-        future = asyncio.run_coroutine_threadsafe(self.ask(request, timeout=timeout), runner.get())
+        future = asyncio.run_coroutine_threadsafe(
+            self._ask_for_thread(request, timeout), runner.get()
+        )
         try:
             return cast(AskUserQuestionAnswer, future.result())
         except BaseException:
             future.cancel()
             raise
+
+    async def _ask_for_thread(
+        self, request: AskUserQuestionRequest, timeout: float | None
+    ) -> AskUserQuestionAnswer:
+        # A caller that gives up (Ctrl-C) cancels this task, which may still end with an
+        # error (e.g. PROVIDER_DISPOSED at close()): mark it seen so nothing is logged.
+        task = _aio().current_task()
+        if task is not None:
+            task.add_done_callback(_consume)
+        return await self.ask(request, timeout=timeout)
 
     def _start_runner(self) -> LoopThread:
         from ._runtime import LoopThread, stop_loop_thread

@@ -1,0 +1,683 @@
+"""The command line: ``user-interaction`` (also ``python -m user_interaction``).
+
+======================  ==============================================================
+``providers``           list the installed providers (``--check`` imports each one)
+``ask QUESTION``        ask a human through a provider; print the answer
+``dev PROVIDER``        ask again and again, hot-reloading the provider on every save
+``new-provider NAME``   write a pip-installable provider distribution to start from
+======================  ==============================================================
+
+Every :class:`~user_interaction.UserInteractionError` ends the command with one line on
+stderr (``user-interaction: CODE: message``) and an exit status per failure class, see
+:data:`EXIT_STATUS`. ``USER_INTERACTION_TRACE=1`` (or ``--trace``) logs each ask through
+:mod:`logging`; the answers' text only with ``USER_INTERACTION_TRACE=answers``.
+
+This module is imported only when the command line runs, never by
+``import user_interaction``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import time
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Callable, Final, Iterator, Sequence, TextIO
+
+from . import __version__
+from ._discovery import ENTRY_POINT_GROUP, PROVIDER_ENV, ProviderInfo, find_provider
+from ._errors import (
+    AMBIGUOUS_PROVIDER,
+    ASK_ABORTED,
+    ASK_CANCELLED,
+    ASK_DECLINED,
+    ASK_TIMEOUT,
+    DUPLICATE_PROVIDER,
+    EMPTY_QUESTIONS,
+    INVALID_ANSWER,
+    INVALID_REQUEST,
+    NO_PROVIDER,
+    PROVIDER_DISPOSED,
+    PROVIDER_FAILED,
+    PROVIDER_LOAD_FAILED,
+    PROVIDER_NOT_FOUND,
+    RELOAD_FAILED,
+    UserInteractionError,
+)
+from ._manager import UserInteraction
+from ._model import (
+    AskUserQuestionAnswer,
+    AskUserQuestionItem,
+    AskUserQuestionOption,
+    AskUserQuestionRequest,
+)
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+__all__ = [
+    "EXIT_ABORTED",
+    "EXIT_DISMISSED",
+    "EXIT_ERROR",
+    "EXIT_INTERRUPTED",
+    "EXIT_INVALID_REQUEST",
+    "EXIT_NO_PROVIDER",
+    "EXIT_OK",
+    "EXIT_PROVIDER_FAILED",
+    "EXIT_STATUS",
+    "EXIT_USAGE",
+    "PROG",
+    "TRACE_ENV",
+    "TRACE_LOGGER",
+    "build_parser",
+    "exit_status",
+    "main",
+]
+
+PROG: Final = "user-interaction"
+
+#: Answered (or: the command did what it was asked).
+EXIT_OK: Final = 0
+#: Any other failure: a file that cannot be read or written, a target that is not empty.
+EXIT_ERROR: Final = 1
+#: The command line itself is wrong (argparse's status).
+EXIT_USAGE: Final = 2
+#: The human cancelled or declined the question.
+EXIT_DISMISSED: Final = 3
+#: The ask was aborted (end of input, for one) or timed out.
+EXIT_ABORTED: Final = 4
+#: No usable provider: none chosen, not installed, ambiguous, or failed to load.
+EXIT_NO_PROVIDER: Final = 5
+#: The request is invalid (bad JSON, no questions, blank or duplicate ids or labels).
+EXIT_INVALID_REQUEST: Final = 6
+#: The provider failed or returned an invalid answer.
+EXIT_PROVIDER_FAILED: Final = 7
+#: Interrupted with Ctrl-C (128 + SIGINT).
+EXIT_INTERRUPTED: Final = 130
+
+#: The exit status for each error code.
+EXIT_STATUS: Final[dict[str, int]] = {
+    ASK_CANCELLED: EXIT_DISMISSED,
+    ASK_DECLINED: EXIT_DISMISSED,
+    ASK_ABORTED: EXIT_ABORTED,
+    ASK_TIMEOUT: EXIT_ABORTED,
+    NO_PROVIDER: EXIT_NO_PROVIDER,
+    PROVIDER_NOT_FOUND: EXIT_NO_PROVIDER,
+    AMBIGUOUS_PROVIDER: EXIT_NO_PROVIDER,
+    PROVIDER_LOAD_FAILED: EXIT_NO_PROVIDER,
+    DUPLICATE_PROVIDER: EXIT_NO_PROVIDER,
+    EMPTY_QUESTIONS: EXIT_INVALID_REQUEST,
+    INVALID_REQUEST: EXIT_INVALID_REQUEST,
+    INVALID_ANSWER: EXIT_PROVIDER_FAILED,
+    PROVIDER_FAILED: EXIT_PROVIDER_FAILED,
+    PROVIDER_DISPOSED: EXIT_PROVIDER_FAILED,
+    RELOAD_FAILED: EXIT_PROVIDER_FAILED,
+}
+
+#: ``1`` (or ``true``, ``yes``, ``on``) traces each ask; ``answers`` adds the answers' text.
+TRACE_ENV: Final = "USER_INTERACTION_TRACE"
+#: The :mod:`logging` logger the traces go to.
+TRACE_LOGGER: Final = "user_interaction.trace"
+
+_TRACE_OFF: Final = frozenset({"", "0", "false", "no", "off"})
+_DEFAULT_ID: Final = "question"
+
+
+def exit_status(error: UserInteractionError) -> int:
+    """The exit status for ``error``'s code (``EXIT_ERROR`` for a code it does not know)."""
+    return EXIT_STATUS.get(error.code, EXIT_ERROR)
+
+
+class _Failure(Exception):
+    """A failure of the command line itself (not of asking): one line and a status."""
+
+    def __init__(self, message: str, status: int = EXIT_ERROR) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _say_error(text: str) -> None:
+    sys.stderr.write(f"{PROG}: {_one_line(text)}\n")
+    sys.stderr.flush()
+
+
+# -- tracing ----------------------------------------------------------------------------
+
+
+def _trace_mode(args: argparse.Namespace) -> str | None:
+    """``None`` (off), ``"asks"`` or ``"answers"``, from the flags, then the environment."""
+    if getattr(args, "trace_answers", False):
+        return "answers"
+    if getattr(args, "trace", False):
+        return "asks"
+    value = os.environ.get(TRACE_ENV, "").strip().lower()
+    if value in _TRACE_OFF:
+        return None
+    return "answers" if value == "answers" else "asks"
+
+
+def _start_tracing() -> logging.Logger:
+    logger = logging.getLogger(TRACE_LOGGER)
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter(f"{PROG}: trace: %(message)s"))
+        logger.addHandler(handler)
+        logger.propagate = False
+    logger.setLevel(logging.INFO)
+    return logger
+
+
+AskFunction = Callable[[UserInteraction, AskUserQuestionRequest], AskUserQuestionAnswer]
+
+
+def _asker(trace: str | None, provider: str, timeout: float | None) -> AskFunction:
+    """``ui.ask_sync`` with ``timeout``, wrapped in a trace of each ask when tracing."""
+    if trace is None:
+        return lambda ui, request: ui.ask_sync(request, timeout=timeout)
+    logger = _start_tracing()
+    with_answers = trace == "answers"
+
+    def traced(ui: UserInteraction, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+        ids = ",".join(item.id for item in request.questions)
+        started = time.perf_counter()
+        outcome = "INTERRUPTED"
+        extra = ""
+        try:
+            answer = ui.ask_sync(request, timeout=timeout)
+        except UserInteractionError as error:
+            outcome = error.code
+            raise
+        else:
+            outcome = "ANSWERED"
+            if with_answers:
+                extra = " answers=" + _compact(answer.to_dict())
+            return answer
+        finally:
+            logger.info(
+                "ask provider=%s questions=%s duration=%.3fs outcome=%s%s",
+                provider,
+                ids,
+                time.perf_counter() - started,
+                outcome,
+                extra,
+            )
+
+    return traced
+
+
+def _compact(data: object) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+# -- the parser -------------------------------------------------------------------------
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text!r}")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+_EXIT_EPILOG: Final = """\
+exit status:
+  0    answered (or the command succeeded)
+  1    another failure (a file cannot be read or written, ...)
+  2    usage error
+  3    cancelled or declined by the human (ASK_CANCELLED, ASK_DECLINED)
+  4    aborted or timed out (ASK_ABORTED, e.g. end of input; ASK_TIMEOUT)
+  5    no usable provider (NO_PROVIDER, PROVIDER_NOT_FOUND, AMBIGUOUS_PROVIDER,
+       PROVIDER_LOAD_FAILED)
+  6    invalid request (INVALID_REQUEST, EMPTY_QUESTIONS)
+  7    the provider failed (PROVIDER_FAILED, INVALID_ANSWER, PROVIDER_DISPOSED)
+  130  interrupted (Ctrl-C)
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``user-interaction`` argument parser, with one sub-parser per command."""
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Ask a human from a shell script, list providers, develop a provider.",
+        epilog=_EXIT_EPILOG
+        + f"\nenvironment:\n  {PROVIDER_ENV}  the provider used when none is named\n"
+        f"  {TRACE_ENV}     1: log each ask to stderr; answers: with the answers",
+        formatter_class=formatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    tracing = argparse.ArgumentParser(add_help=False)
+    group = tracing.add_argument_group("tracing")
+    group.add_argument(
+        "--trace", action="store_true", help=f"log each ask to stderr (like {TRACE_ENV}=1)"
+    )
+    group.add_argument(
+        "--trace-answers",
+        action="store_true",
+        help=f"log each ask with its answers (like {TRACE_ENV}=answers)",
+    )
+
+    providers = commands.add_parser(
+        "providers",
+        help="list the installed providers",
+        description="List the installed providers without importing them; the default "
+        f"one (from {PROVIDER_ENV}, or the only one installed) is marked with '*'.",
+        epilog="exit status: 0, or 5 when --check finds a provider that fails to load",
+        formatter_class=formatter,
+    )
+    providers.add_argument("--json", action="store_true", help="print JSON")
+    providers.add_argument(
+        "--check", action="store_true", help="also import each provider and report failures"
+    )
+    providers.set_defaults(run=_run_providers)
+
+    ask = commands.add_parser(
+        "ask",
+        parents=[tracing],
+        help="ask a question and print the answer",
+        description="Ask through a provider and print the answer: the chosen label(s) or "
+        "the custom text, one per line (the wire JSON with --json). Only the answer goes "
+        "to stdout: when stdout is not a terminal, whatever the provider prints there "
+        "goes to stderr, so answer=$(user-interaction ask ...) works.",
+        epilog=_EXIT_EPILOG,
+        formatter_class=formatter,
+    )
+    ask.add_argument("question", nargs="?", metavar="QUESTION", help="the question to ask")
+    ask.add_argument(
+        "--option",
+        "-o",
+        action="append",
+        default=[],
+        metavar="LABEL[=DESCRIPTION]",
+        help="an option (repeat for several); split at the first '='",
+    )
+    ask.add_argument("--multi", action="store_true", help="let the human pick several options")
+    ask.add_argument("--header", metavar="TEXT", help='a short heading, like "Confirm"')
+    ask.add_argument("--detail", metavar="TEXT", help="supporting text shown with the question")
+    ask.add_argument(
+        "--id", metavar="ID", help=f"the question's id in --json output (default: {_DEFAULT_ID})"
+    )
+    ask.add_argument(
+        "--request",
+        metavar="FILE",
+        help="read a wire-format request (JSON) from FILE, or from stdin with '-'",
+    )
+    ask.add_argument(
+        "--provider", "-p", metavar="NAME", help=f"the provider to ask (default: {PROVIDER_ENV})"
+    )
+    ask.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="give up after SECONDS")
+    ask.add_argument("--json", action="store_true", help="print the answer as wire JSON")
+    ask.set_defaults(run=_run_ask, parser=ask)
+
+    dev = commands.add_parser(
+        "dev",
+        parents=[tracing],
+        help="develop a provider: ask again and again, hot-reload on save",
+        description="Ask a sample request (or --request FILE) again and again through "
+        "PROVIDER, an installed provider's name or a Python file (path.py or "
+        "path.py:Class) that defines one. When a watched file changes, the provider is "
+        "reloaded: the question on screen finishes on the old code, the next one uses the "
+        "new code; an edit that fails to import keeps the old provider. Stop with Ctrl-C.",
+        formatter_class=formatter,
+    )
+    dev.add_argument("provider", metavar="PROVIDER", help="a provider name or a .py file")
+    dev.add_argument("--request", metavar="FILE", help="ask this wire-format request instead")
+    dev.add_argument(
+        "--watch",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="also watch PATH, a file or directory (repeatable)",
+    )
+    dev.add_argument(
+        "--watcher",
+        choices=("auto", "watchfiles", "poll"),
+        default="auto",
+        help="how to watch: watchfiles when installed (auto), or polling",
+    )
+    dev.add_argument(
+        "--poll-interval",
+        type=_seconds,
+        default=0.5,
+        metavar="SECONDS",
+        help="seconds between two polls (default: 0.5)",
+    )
+    dev.add_argument("--rounds", type=_count, metavar="N", help="stop after N asks")
+    dev.add_argument(
+        "--on-change",
+        action="store_true",
+        help="ask once, then once after each successful reload",
+    )
+    dev.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="timeout of each ask")
+    dev.add_argument(
+        "--traceback", action="store_true", help="print the traceback behind a failed ask"
+    )
+    dev.set_defaults(run=_run_dev, parser=dev)
+
+    new = commands.add_parser(
+        "new-provider",
+        help="create a provider distribution to start from",
+        description="Write a pip-installable provider distribution: pyproject.toml "
+        "(hatchling, the entry point), src/user_interaction_NAME/__init__.py (a working "
+        "line-based provider to replace), tests/test_NAME.py and README.md.",
+        formatter_class=formatter,
+    )
+    new.add_argument("name", metavar="NAME", help="the provider's name, e.g. 'web' or 'my-ui'")
+    new.add_argument(
+        "--directory",
+        "-d",
+        metavar="DIR",
+        help="where to write it (default: ./user-interaction-NAME); must be empty or new",
+    )
+    new.set_defaults(run=_run_new_provider, parser=new)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default: ``sys.argv[1:]``); returns the status."""
+    args = build_parser().parse_args(argv)
+    try:
+        status: int = args.run(args)
+    except UserInteractionError as error:
+        _say_error(f"{error.code}: {error.message}")
+        return exit_status(error)
+    except _Failure as failure:
+        _say_error(str(failure))
+        return failure.status
+    except KeyboardInterrupt:
+        _say_error("interrupted")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # e.g. `user-interaction providers | head -1`
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return EXIT_ERROR
+    return status
+
+
+# -- providers --------------------------------------------------------------------------
+
+
+def _default_name(infos: Sequence[ProviderInfo]) -> str | None:
+    """The name ``use()`` picks when given none, or ``None`` when it would pick none."""
+    chosen = os.environ.get(PROVIDER_ENV, "").strip()
+    if chosen:
+        return chosen
+    names = {info.name for info in infos}
+    return names.pop() if len(names) == 1 else None
+
+
+def _check(info: ProviderInfo) -> UserInteractionError | None:
+    """Import and build ``info``'s provider, then dispose it; the error, if any."""
+    try:
+        provider = info.load()
+        with UserInteraction() as ui:
+            ui.register_provider(provider, name=info.name)
+    except UserInteractionError as error:
+        return error
+    except TypeError as exc:
+        return UserInteractionError(
+            f"provider {info.name!r} ({info.value}) {exc}", PROVIDER_LOAD_FAILED, cause=exc
+        )
+    return None
+
+
+def _run_providers(args: argparse.Namespace) -> int:
+    infos = UserInteraction().providers()
+    default = _default_name(infos)
+    checks = [_check(info) for info in infos] if args.check else None
+    if args.json:
+        _print_providers_json(infos, default, checks)
+    elif not infos:
+        print(
+            f"No providers are installed (entry-point group {ENTRY_POINT_GROUP!r}); "
+            "try: pip install user-interaction-stdio"
+        )
+    else:
+        _print_providers_table(infos, default, checks)
+    if default is not None and not any(info.name == default for info in infos):
+        _say_error(f"{PROVIDER_ENV}={default} names no installed provider")
+    failed = checks is not None and any(error is not None for error in checks)
+    return EXIT_NO_PROVIDER if failed else EXIT_OK
+
+
+def _print_providers_json(
+    infos: Sequence[ProviderInfo],
+    default: str | None,
+    checks: Sequence[UserInteractionError | None] | None,
+) -> None:
+    rows: list[dict[str, Any]] = []
+    for index, info in enumerate(infos):
+        row: dict[str, Any] = {
+            "name": info.name,
+            "distribution": info.distribution,
+            "version": info.version,
+            "value": info.value,
+            "default": info.name == default,
+        }
+        if checks is not None:
+            error = checks[index]
+            row["loads"] = error is None
+            if error is not None:
+                row["error"] = error.to_dict()
+        rows.append(row)
+    document = {"group": ENTRY_POINT_GROUP, "default": default, "providers": rows}
+    print(json.dumps(document, indent=2, ensure_ascii=False))
+
+
+def _print_providers_table(
+    infos: Sequence[ProviderInfo],
+    default: str | None,
+    checks: Sequence[UserInteractionError | None] | None,
+) -> None:
+    header = ["", "NAME", "DISTRIBUTION", "VERSION", "ENTRY POINT"]
+    table = [
+        ["*" if info.name == default else "", info.name, info.distribution, info.version]
+        for info in infos
+    ]
+    for cells, info in zip(table, infos):
+        cells.append(info.value)
+    if checks is not None:
+        header.append("LOADS")
+        for cells, error in zip(table, checks):
+            cells.append("yes" if error is None else "no")
+    widths = [max(len(row[i]) for row in [header, *table]) for i in range(len(header))]
+    for cells in [header, *table]:
+        print("  ".join(cell.ljust(width) for cell, width in zip(cells, widths)).rstrip())
+    if any(info.name == default for info in infos):
+        chosen = os.environ.get(PROVIDER_ENV, "").strip()
+        source = f"{PROVIDER_ENV}={chosen}" if chosen else "the only installed provider"
+        print(f"\n* default: {source}")
+    failures = [(info, error) for info, error in zip(infos, checks or ()) if error is not None]
+    if failures:
+        print()
+    for info, error in failures:
+        print(f"{info.name}: {error.code}: {_one_line(error.message)}")
+
+
+# -- ask --------------------------------------------------------------------------------
+
+
+def _read_request(source: str) -> AskUserQuestionRequest:
+    """The wire-format request in file ``source`` (``-``: stdin)."""
+    try:
+        if source == "-":
+            text = sys.stdin.read()
+        else:
+            with open(source, encoding="utf-8") as file:
+                text = file.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        where = "stdin" if source == "-" else repr(source)
+        raise UserInteractionError(
+            f"request: cannot read {where}: {exc}", INVALID_REQUEST, cause=exc
+        ) from exc
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise UserInteractionError(
+            f"request: not valid JSON: {exc}", INVALID_REQUEST, cause=exc
+        ) from exc
+    return AskUserQuestionRequest.from_dict(data)
+
+
+def _option(text: str) -> AskUserQuestionOption:
+    label, equals, description = text.partition("=")
+    return AskUserQuestionOption(label, description if equals else None)
+
+
+def _request_from(args: argparse.Namespace) -> AskUserQuestionRequest:
+    parser: argparse.ArgumentParser = args.parser
+    if args.request is not None:
+        extra = [
+            flag
+            for flag, value in (
+                ("QUESTION", args.question),
+                ("--option", args.option),
+                ("--multi", args.multi),
+                ("--header", args.header),
+                ("--detail", args.detail),
+                ("--id", args.id),
+            )
+            if value
+        ]
+        if extra:
+            parser.error(f"--request cannot be combined with {', '.join(extra)}")
+        return _read_request(args.request)
+    if args.question is None:
+        parser.error("give a QUESTION, or --request FILE")
+    item = AskUserQuestionItem(
+        args.id if args.id is not None else _DEFAULT_ID,
+        args.question,
+        header=args.header,
+        options=[_option(text) for text in args.option],
+        multi_select=args.multi,
+        detail=args.detail,
+    )
+    return AskUserQuestionRequest([item])
+
+
+@contextmanager
+def _prompts_off_stdout() -> Iterator[TextIO]:
+    """Keep stdout for the answer: when it is not a terminal, point ``sys.stdout`` at
+    stderr while the provider runs. Yields the real stdout."""
+    stdout = sys.stdout
+    if stdout is None or sys.stderr is None or _isatty(stdout):
+        yield stdout
+        return
+    stdout.flush()
+    sys.stdout = sys.stderr
+    try:
+        yield stdout
+    finally:
+        sys.stdout = stdout
+
+
+def _quiet_asyncio() -> None:
+    """After Ctrl-C, the abandoned ask may end with an error nobody retrieves any more;
+    keep asyncio from logging it as the process exits."""
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def _answer_lines(request: AskUserQuestionRequest, answer: AskUserQuestionAnswer) -> list[str]:
+    """The chosen labels or the custom text of each question, in the request's order."""
+    lines: list[str] = []
+    for question in request.questions:
+        item = answer.get(question.id)
+        if item is None:
+            continue
+        if item.custom is not None:
+            lines.append(item.custom)
+        else:
+            lines.extend(item.selected)
+    return lines
+
+
+def _run_ask(args: argparse.Namespace) -> int:
+    request = _request_from(args)
+    with _prompts_off_stdout() as stdout, UserInteraction() as ui:
+        info = find_provider(args.provider)
+        ui.use(info.name)
+        ask = _asker(_trace_mode(args), info.name, args.timeout)
+        try:
+            answer = ask(ui, request)
+        except KeyboardInterrupt:
+            _quiet_asyncio()
+            raise
+    if args.json:
+        stdout.write(_compact(answer.to_dict()) + "\n")
+    else:
+        stdout.writelines(line + "\n" for line in _answer_lines(request, answer))
+    stdout.flush()
+    return EXIT_OK
+
+
+# -- dev and new-provider (in modules of their own) -------------------------------------
+
+
+def _run_dev(args: argparse.Namespace) -> int:
+    from ._cli_dev import DevLoop, sample_request
+
+    request = sample_request() if args.request is None else _read_request(args.request)
+    loop = DevLoop(
+        args.provider,
+        request,
+        watch=args.watch,
+        watcher=args.watcher,
+        poll_interval=args.poll_interval,
+        rounds=args.rounds,
+        on_change=args.on_change,
+        show_traceback=args.traceback,
+        make_asker=lambda name: _asker(_trace_mode(args), name, args.timeout),
+        out=sys.stdout,
+    )
+    try:
+        return loop.run()
+    except (OSError, ValueError) as exc:  # a --watch path that does not exist, ...
+        raise _Failure(str(exc)) from exc
+
+
+def _run_new_provider(args: argparse.Namespace) -> int:
+    from ._cli_scaffold import ScaffoldError, create, describe_next_steps
+
+    parser: argparse.ArgumentParser = args.parser
+    try:
+        written: tuple[Path, list[Path]] = create(args.name, args.directory)
+    except ValueError as exc:  # a name that cannot be a provider's
+        parser.error(str(exc))
+    except ScaffoldError as exc:
+        raise _Failure(str(exc)) from exc
+    except OSError as exc:
+        raise _Failure(f"cannot write the distribution: {exc}") from exc
+    print(describe_next_steps(args.name, *written))
+    return EXIT_OK

@@ -1,0 +1,350 @@
+"""``user-interaction dev``: rounds of asks and hot reload, in a subprocess behind real pipes.
+
+The providers here read one line of the child's stdin per ask, so the test decides when
+each ask ends and edits the source while one is pending."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from cli_support import Child, child_env, edit, make_site, run, stdio_installed
+from distfactory import make_dist
+
+from user_interaction.cli import EXIT_ERROR, EXIT_NO_PROVIDER, EXIT_OK
+
+LINE_PROVIDER = """
+import sys
+
+from user_interaction import AskUserQuestionAnswer, AskUserQuestionAnswerItem
+
+VERSION = "v1"
+
+
+class LineProvider:
+    def ask(self, request):
+        line = sys.stdin.readline()
+        if not line:
+            raise EOFError("no more input")
+        return AskUserQuestionAnswer(
+            [
+                AskUserQuestionAnswerItem(item.id, custom=f"{VERSION}:{line.strip()}")
+                for item in request.questions
+            ]
+        )
+"""
+
+POLL = ["--watcher", "poll", "--poll-interval", "0.05"]
+
+
+def write(path: Path, source: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(source), encoding="utf-8")
+    return path
+
+
+def answered(child: Child, expected: str) -> None:
+    """The next answer line carries custom text ``expected`` for every question."""
+    match = child.expect(r"^\[dev\] answer: (.*)$")
+    customs = {item.get("custom") for item in json.loads(match[1])["answers"]}
+    assert customs == {expected}, match[0]
+
+
+def test_dev_reloads_a_file_provider_without_losing_the_pending_ask(tmp_path: Path) -> None:
+    source = write(tmp_path / "line_provider.py", LINE_PROVIDER)
+    child = Child(["dev", str(source), "--rounds", "3", *POLL], env=child_env())
+    child.expect(r"^\[dev\] provider 'LineProvider'; watching .*line_provider\.py \(polling")
+    child.expect(r"^\[dev\] round 1: asking 3 questions$")
+    child.send("a")
+    answered(child, "v1:a")
+    child.expect(r"^\[dev\] round 2: ")
+    edit(source, '"v1"', '"v2"')
+    child.expect(
+        r"^\[dev\] line_provider\.py changed; reloaded; "
+        r"the question on screen finishes on the old code$"
+    )
+    child.send("b")
+    answered(child, "v1:b")  # the pending ask finished on the old code
+    child.expect(r"^\[dev\] round 3: ")
+    child.send("c")
+    answered(child, "v2:c")  # the next one got the new code
+    status, stderr = child.finish()
+    assert status == EXIT_OK, stderr
+
+
+def test_dev_keeps_the_old_provider_after_a_broken_edit(tmp_path: Path) -> None:
+    source = write(tmp_path / "line_provider.py", LINE_PROVIDER)
+    child = Child(["dev", str(source), "--rounds", "3", *POLL], env=child_env())
+    child.expect(r"^\[dev\] round 1: ")
+    edit(source, "class LineProvider:", "class LineProvider(:")
+    child.expect(
+        r"^\[dev\] line_provider\.py changed; RELOAD_FAILED: Reload failed, the previous "
+        r"provider stays active: .*SyntaxError"
+    )
+    child.send("a")
+    answered(child, "v1:a")
+    child.expect(r"^\[dev\] round 2: ")
+    broken = source.read_text(encoding="utf-8")
+    edit(source, broken, broken.replace("LineProvider(:", "LineProvider:").replace("v1", "v3"))
+    child.expect(r"^\[dev\] line_provider\.py changed; reloaded; the question on screen")
+    child.send("b")
+    answered(child, "v1:b")  # the old provider, still active after the broken edit
+    child.expect(r"^\[dev\] round 3: ")
+    child.send("c")
+    answered(child, "v3:c")
+    status, stderr = child.finish()
+    assert status == EXIT_OK, stderr
+    assert "Traceback" not in stderr
+
+
+def test_dev_waits_for_a_fix_after_a_failed_ask(tmp_path: Path) -> None:
+    source = write(
+        tmp_path / "failing.py",
+        """
+        from user_interaction import AskUserQuestionAnswer, AskUserQuestionAnswerItem
+
+        class Failing:
+            def ask(self, request):
+                raise ZeroDivisionError("fix me")
+        """,
+    )
+    child = Child(["dev", str(source), "--rounds", "2", "--traceback", *POLL], env=child_env())
+    child.expect(r"^\[dev\] round 1: ")
+    child.expect(r"^\[dev\] PROVIDER_FAILED: The provider failed: ZeroDivisionError: fix me$")
+    child.expect(r"^Traceback")  # --traceback: the cause's traceback
+    child.expect(r"^ZeroDivisionError: fix me$")
+    child.expect(r"^\[dev\] waiting for a change \(Ctrl-C to stop\)$")
+    edit(
+        source,
+        'raise ZeroDivisionError("fix me")',
+        "return AskUserQuestionAnswer([AskUserQuestionAnswerItem(q.id, custom='fixed') "
+        "for q in request.questions])",
+    )
+    child.expect(r"^\[dev\] failing\.py changed; reloaded$")
+    child.expect(r"^\[dev\] round 2: ")
+    answered(child, "fixed")
+    status, stderr = child.finish()
+    assert status == EXIT_OK, stderr
+
+
+def test_dev_on_change_asks_once_per_reload(tmp_path: Path) -> None:
+    source = write(tmp_path / "line_provider.py", LINE_PROVIDER)
+    child = Child(
+        ["dev", f"{source}:LineProvider", "--rounds", "2", "--on-change", *POLL],
+        env=child_env(),
+    )
+    child.expect(r"^\[dev\] round 1: ")
+    child.send("a")
+    answered(child, "v1:a")
+    child.expect(r"^\[dev\] waiting for a change")
+    edit(source, '"v1"', '"v2"')
+    child.expect(r"^\[dev\] line_provider\.py changed; reloaded$")
+    child.expect(r"^\[dev\] round 2: ")
+    child.send("b")
+    answered(child, "v2:b")
+    status, _ = child.finish()
+    assert status == EXIT_OK
+
+
+def test_dev_reloads_every_module_of_a_package(tmp_path: Path) -> None:
+    package = tmp_path / "src" / "dev_pkg_provider"
+    write(
+        package / "__init__.py",
+        """
+        from user_interaction import AskUserQuestionAnswer, AskUserQuestionAnswerItem
+        import sys
+
+        from ._text import TEXT
+
+
+        class PackageProvider:
+            def ask(self, request):
+                line = sys.stdin.readline().strip()
+                return AskUserQuestionAnswer(
+                    [AskUserQuestionAnswerItem(q.id, custom=f"{TEXT}:{line}")
+                     for q in request.questions]
+                )
+        """,
+    )
+    helper = write(package / "_text.py", 'TEXT = "old"\n')
+    child = Child(["dev", str(package), "--rounds", "2", *POLL], env=child_env())
+    child.expect(r"^\[dev\] provider 'PackageProvider'; watching .*dev_pkg_provider \(polling")
+    child.expect(r"^\[dev\] round 1: ")
+    child.send("a")
+    answered(child, "old:a")
+    child.expect(r"^\[dev\] round 2: ")
+    edit(helper, '"old"', '"new"')
+    child.expect(r"^\[dev\] _text\.py changed; reloaded")
+    child.send("b")
+    answered(child, "old:b")
+    status, _ = child.finish()
+    assert status == EXIT_OK
+
+
+def test_dev_an_installed_provider_by_name(tmp_path: Path) -> None:
+    site = make_site(tmp_path / "site")
+    module = write(site / "dev_installed_provider.py", LINE_PROVIDER)
+    make_dist(
+        site, "dev-installed", entry_points={"dev-installed": "dev_installed_provider:LineProvider"}
+    )
+    request = tmp_path / "request.json"
+    request.write_text(json.dumps({"questions": [{"id": "only", "question": "Q?"}]}))
+    child = Child(
+        ["dev", "dev-installed", "--request", str(request), "--rounds", "2", "--trace", *POLL],
+        env=child_env(site),
+    )
+    child.expect(r"^\[dev\] provider 'dev-installed'; watching .*dev_installed_provider\.py")
+    child.expect(r"^\[dev\] round 1: asking 1 question$")
+    child.send("a")
+    match = child.expect(r"^\[dev\] answer: (.*)$")
+    assert json.loads(match[1]) == {"answers": [{"id": "only", "selected": [], "custom": "v1:a"}]}
+    child.expect(r"^\[dev\] round 2: ")
+    edit(module, '"v1"', '"v2"')
+    child.expect(r"^\[dev\] dev_installed_provider\.py changed; reloaded")
+    child.send("b")
+    answered(child, "v1:b")
+    status, stderr = child.finish()
+    assert status == EXIT_OK
+    trace_lines = [line for line in stderr.splitlines() if "trace: ask" in line]
+    assert len(trace_lines) == 2
+    assert all("provider=dev-installed questions=only" in line for line in trace_lines)
+    assert "v1:" not in stderr  # no answers in the trace unless asked
+
+
+def test_dev_watches_extra_paths(tmp_path: Path) -> None:
+    source = write(tmp_path / "prov" / "line_provider.py", LINE_PROVIDER)
+    assets = write(tmp_path / "assets" / "page.html", "<p>hello</p>\n")
+    child = Child(
+        ["dev", str(source), "--watch", str(assets.parent), "--rounds", "1", *POLL],
+        env=child_env(),
+    )
+    child.expect(r"^\[dev\] round 1: ")
+    edit(assets, "hello", "hello again")
+    child.expect(r"^\[dev\] page\.html changed; reloaded")
+    child.send("a")
+    answered(child, "v1:a")
+    assert child.finish()[0] == EXIT_OK
+
+
+def have_watchfiles() -> bool:
+    from user_interaction._cli_watch import have_watchfiles as have
+
+    return have()
+
+
+@pytest.mark.skipif(not have_watchfiles(), reason="watchfiles is not installed")
+def test_dev_with_watchfiles(tmp_path: Path) -> None:
+    source = write(tmp_path / "line_provider.py", LINE_PROVIDER)
+    child = Child(["dev", str(source), "--rounds", "2", "--watcher", "watchfiles"], env=child_env())
+    child.expect(r"^\[dev\] provider 'LineProvider'; watching .* \(watchfiles\)")
+    child.expect(r"^\[dev\] round 1: ")
+    child.send("a")
+    answered(child, "v1:a")
+    child.expect(r"^\[dev\] round 2: ")
+    edit(source, '"v1"', '"v2"')
+    child.expect(r"^\[dev\] line_provider\.py changed; reloaded")
+    child.send("b")
+    answered(child, "v1:b")
+    assert child.finish()[0] == EXIT_OK
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_dev_stops_on_ctrl_c(tmp_path: Path) -> None:
+    source = write(tmp_path / "line_provider.py", LINE_PROVIDER)
+    child = Child(["dev", str(source), *POLL], env=child_env())
+    child.expect(r"^\[dev\] round 1: ")
+    child.process.send_signal(signal.SIGINT)
+    child.expect(r"^\[dev\] stopped$")
+    status, stderr = child.finish()
+    assert status == EXIT_OK
+    assert "Traceback" not in stderr
+
+
+@pytest.mark.parametrize(
+    ("files", "target", "code", "message"),
+    [
+        ({}, "missing.py", "PROVIDER_NOT_FOUND", "no such file"),
+        ({}, "no-such-installed-provider", "PROVIDER_NOT_FOUND", "no-such-installed-provider"),
+        ({"p.py": "x = 1\n"}, "p.py", "PROVIDER_NOT_FOUND", "no class with an ask"),
+        (
+            {"p.py": "class A:\n    def ask(self, request): ...\nclass B(A): ...\n"},
+            "p.py",
+            "PROVIDER_NOT_FOUND",
+            "several provider classes (A, B)",
+        ),
+        (
+            {"p.py": "class A:\n    def ask(self, request): ...\n"},
+            "p.py:B",
+            "PROVIDER_NOT_FOUND",
+            "no 'B'",
+        ),
+        ({"p.py": "def broken(:\n"}, "p.py", "PROVIDER_LOAD_FAILED", "SyntaxError"),
+        (
+            {"p.py": "class A:\n    def __init__(self, x): ...\n    def ask(self, request): ...\n"},
+            "p.py",
+            "PROVIDER_LOAD_FAILED",
+            "A() failed: TypeError",
+        ),
+    ],
+)
+def test_dev_cannot_load(
+    tmp_path: Path, files: dict[str, str], target: str, code: str, message: str
+) -> None:
+    for name, text in files.items():
+        write(tmp_path / name, text)
+    done = run("dev", target, "--rounds", "1", cwd=tmp_path)
+    assert done.returncode == EXIT_NO_PROVIDER, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"user-interaction: {code}: ")
+    assert message in line
+
+
+def test_dev_a_module_level_ask_function(tmp_path: Path) -> None:
+    write(
+        tmp_path / "module_provider.py",
+        """
+        import sys
+        from user_interaction import AskUserQuestionAnswer, AskUserQuestionAnswerItem
+
+        def ask(request):
+            line = sys.stdin.readline().strip()
+            return AskUserQuestionAnswer(
+                [AskUserQuestionAnswerItem(q.id, custom=line) for q in request.questions]
+            )
+        """,
+    )
+    child = Child(
+        ["dev", "module_provider.py", "--rounds", "1", *POLL], env=child_env(), cwd=tmp_path
+    )
+    child.expect(r"^\[dev\] provider 'dev_module_provider'")
+    child.send("hi")
+    answered(child, "hi")
+    assert child.finish()[0] == EXIT_OK
+
+
+def test_dev_watch_path_must_exist(tmp_path: Path) -> None:
+    source = write(tmp_path / "line_provider.py", LINE_PROVIDER)
+    done = run("dev", str(source), "--watch", str(tmp_path / "nowhere"), "--rounds", "1")
+    assert done.returncode == EXIT_ERROR
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("user-interaction: cannot watch")
+
+
+@pytest.mark.skipif(not stdio_installed(), reason="the stdio provider is not installed")
+def test_dev_with_stdio() -> None:
+    done = run("dev", "stdio", "--rounds", "1", *POLL, input="2\n1,3\nall good\n")
+    assert done.returncode == EXIT_OK, done.stderr
+    lines = done.stdout.splitlines()
+    assert "[Confirm] Deploy build 1234 to production?" in lines
+    answer = next(line for line in lines if line.startswith("[dev] answer: "))
+    assert json.loads(answer.removeprefix("[dev] answer: ")) == {
+        "answers": [
+            {"id": "deploy", "selected": ["No"]},
+            {"id": "checks", "selected": ["unit", "lint"]},
+            {"id": "note", "selected": [], "custom": "all good"},
+        ]
+    }

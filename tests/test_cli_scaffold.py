@@ -1,0 +1,140 @@
+"""``user-interaction new-provider``: the distribution it writes installs, is discovered,
+answers, and its own tests pass."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cli_support import TIMEOUT, child_env, run
+from distfactory import make_dist
+
+from user_interaction.cli import EXIT_ERROR, EXIT_OK, EXIT_USAGE
+
+have_hatchling = importlib.util.find_spec("hatchling") is not None
+have_pip = importlib.util.find_spec("pip") is not None
+
+
+def generate(tmp_path: Path, name: str = "my-ui") -> Path:
+    target = tmp_path / "work" / name
+    done = run("new-provider", name, "--directory", str(target))
+    assert done.returncode == EXIT_OK, done.stderr
+    assert f"Created user-interaction-{name} in {target}:" in done.stdout
+    return target
+
+
+def run_its_tests(project: Path, site: Path, *also: Path) -> subprocess.CompletedProcess[str]:
+    env = child_env(site)
+    env["PYTHONPATH"] = os.pathsep.join([*map(str, also), env["PYTHONPATH"]])
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+
+
+def test_the_files_it_writes(tmp_path: Path) -> None:
+    project = generate(tmp_path)
+    files = sorted(p.relative_to(project).as_posix() for p in project.rglob("*") if p.is_file())
+    assert files == [
+        "README.md",
+        "pyproject.toml",
+        "src/user_interaction_my_ui/__init__.py",
+        "src/user_interaction_my_ui/py.typed",
+        "tests/test_my_ui.py",
+    ]
+    pyproject = (project / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'name = "user-interaction-my-ui"' in pyproject
+    assert 'build-backend = "hatchling.build"' in pyproject
+    assert '[project.entry-points."user_interaction.providers"]' in pyproject
+    assert '"my-ui" = "user_interaction_my_ui:MyUiProvider"' in pyproject
+    source = (project / "src/user_interaction_my_ui/__init__.py").read_text(encoding="utf-8")
+    assert "class MyUiProvider:" in source
+    assert "{{" not in pyproject + source
+    compile(source, "__init__.py", "exec")
+
+
+def test_the_default_directory(tmp_path: Path) -> None:
+    done = run("new-provider", "web", cwd=tmp_path)
+    assert done.returncode == EXIT_OK, done.stderr
+    assert (tmp_path / "user-interaction-web" / "src/user_interaction_web/__init__.py").is_file()
+    assert "user-interaction dev web" in done.stdout
+
+
+def test_its_tests_pass_with_a_hand_made_dist_info(tmp_path: Path) -> None:
+    project = generate(tmp_path)
+    site = tmp_path / "site"
+    entry_points = {"my-ui": "user_interaction_my_ui:MyUiProvider"}
+    make_dist(site, "user-interaction-my-ui", "0.1.0", entry_points)
+    done = run_its_tests(project, site, project / "src")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 passed" in done.stdout
+
+
+@pytest.mark.skipif(not (have_hatchling and have_pip), reason="needs pip and hatchling")
+def test_it_installs_with_pip_and_answers(tmp_path: Path) -> None:
+    project = generate(tmp_path, "pip-made")
+    site = tmp_path / "site"
+    pip = [sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    install = subprocess.run(
+        [
+            *pip,
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-cache-dir",
+            "--target",
+            str(site),
+            str(project),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert install.returncode == 0, install.stdout + install.stderr
+    done = run_its_tests(project, site)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 passed" in done.stdout
+
+    listed = run("providers", site=site)
+    row = next(line.split() for line in listed.stdout.splitlines() if "pip-made" in line)
+    assert row[-4:] == [
+        "pip-made",
+        "user-interaction-pip-made",
+        "0.1.0",
+        "user_interaction_pip_made:PipMadeProvider",
+    ]
+    asked = run("ask", "Deploy?", "-o", "Yes", "-o", "No", "-p", "pip-made", site=site, input="2\n")
+    assert (asked.returncode, asked.stdout) == (0, "No\n"), asked.stderr
+    assert "Deploy?" in asked.stderr
+
+
+@pytest.mark.parametrize("name", ["My_UI", "9lives", "a--b", "ui-", "x y", ""])
+def test_invalid_names(tmp_path: Path, name: str) -> None:
+    done = run("new-provider", name, cwd=tmp_path)
+    assert done.returncode == EXIT_USAGE
+    assert "invalid provider name" in done.stderr
+    assert not any(tmp_path.iterdir())
+
+
+def test_refuses_a_directory_that_is_not_empty(tmp_path: Path) -> None:
+    (tmp_path / "keep.txt").write_text("mine", encoding="utf-8")
+    done = run("new-provider", "web", "--directory", str(tmp_path))
+    assert done.returncode == EXIT_ERROR
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("user-interaction: ") and "not an empty directory" in line
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
+
+
+def test_an_empty_directory_is_fine(tmp_path: Path) -> None:
+    done = run("new-provider", "web", "--directory", str(tmp_path))
+    assert done.returncode == EXIT_OK
+    assert (tmp_path / "pyproject.toml").is_file()
