@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import make_request
+from core_support import make_request
 from distfactory import PROVIDER_SOURCE, make_dist
 
 from user_interaction import (

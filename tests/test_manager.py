@@ -6,7 +6,7 @@ import time
 from typing import Any
 
 import pytest
-from conftest import first_choice, make_request
+from core_support import first_choice, make_request
 
 from user_interaction import (
     ASK_ABORTED,

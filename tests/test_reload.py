@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import make_request
+from core_support import make_request
 from distfactory import make_dist
 
 from user_interaction import (

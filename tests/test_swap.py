@@ -5,7 +5,7 @@ import threading
 from typing import Any
 
 import pytest
-from conftest import make_request
+from core_support import make_request
 
 from user_interaction import (
     AskUserQuestionAnswer,

@@ -1,0 +1,268 @@
+"""Form elicitation: one ``elicitation/create`` form for a whole request, and its reply.
+
+Each question becomes a field for the choice (a single-select string whose titled options
+carry the descriptions, or a multi-select array) plus a free-text field for a custom
+answer; a question without options is a single free-text field. Field names come from the
+question's position and an ASCII slug of its id, so they are unique and safe whatever the
+id is. The reply is checked against what the form offered before it becomes an answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final, Union
+
+from acp.schema import (
+    AcceptElicitationResponse,
+    CancelElicitationResponse,
+    DeclineElicitationResponse,
+    ElicitationMultiSelectPropertySchema,
+    ElicitationSchema,
+    ElicitationStringPropertySchema,
+    EnumOption,
+    OtherElicitationResponse,
+    TitledMultiSelectItems,
+)
+
+from user_interaction import (
+    ASK_CANCELLED,
+    ASK_DECLINED,
+    INVALID_ANSWER,
+    PROVIDER_FAILED,
+    AskUserQuestionAnswer,
+    AskUserQuestionAnswerItem,
+    AskUserQuestionItem,
+    UserInteractionError,
+)
+
+__all__ = ["FormPlan", "field_names"]
+
+ElicitationReply = Union[
+    AcceptElicitationResponse,
+    DeclineElicitationResponse,
+    CancelElicitationResponse,
+    OtherElicitationResponse,
+]
+FormProperty = Union[ElicitationStringPropertySchema, ElicitationMultiSelectPropertySchema]
+
+_SLUG_LIMIT: Final = 32
+_NOT_SLUG: Final = re.compile(r"[^A-Za-z0-9]+")
+_QUOTE_LIMIT: Final = 60
+
+
+def field_names(index: int, question_id: str) -> tuple[str, str]:
+    """The names of question ``index``'s choice field and custom-text field.
+
+    ``q<n>`` (the 1-based position) makes them unique; an ASCII slug of the id, when it has
+    one, makes them readable: ``q1_pkg`` and ``q1_pkg_custom``. Every name matches
+    ``q[0-9]+(_[A-Za-z0-9_]*)?``, so a client may use it as an identifier, a key or a DOM
+    id. The names of question ``n`` are ``q<n>`` or start with ``q<n>_`` (never with a
+    further digit), and its two names differ, so no two names of a form can be equal,
+    whatever the ids are.
+    """
+    slug = _NOT_SLUG.sub("_", question_id).strip("_")[:_SLUG_LIMIT].rstrip("_")
+    base = f"q{index + 1}_{slug}" if slug else f"q{index + 1}"
+    return base, f"{base}_custom"
+
+
+@dataclass(frozen=True)
+class _Question:
+    """One question of the form and the names of its fields."""
+
+    item: AskUserQuestionItem
+    choice: str  # the option field, or the text field of a question without options
+    custom: str | None  # the custom-text field; None for a question without options
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(option.label for option in self.item.options)
+
+
+class FormPlan:
+    """The form for one request, and how its reply maps back to an answer."""
+
+    __slots__ = ("message", "questions", "schema")
+
+    def __init__(self, questions: Sequence[AskUserQuestionItem]) -> None:
+        planned = []
+        for index, item in enumerate(questions):
+            choice, custom = field_names(index, item.id)
+            planned.append(_Question(item, choice, custom if item.options else None))
+        self.questions: tuple[_Question, ...] = tuple(planned)
+        properties: dict[str, FormProperty] = {}
+        for question in self.questions:
+            properties.update(_properties(question))
+        self.schema = ElicitationSchema(type="object", properties=dict(properties))
+        self.message = _message(questions)
+
+    def read(self, reply: ElicitationReply) -> AskUserQuestionAnswer:
+        """The answer in ``reply``: decline and cancel raise ``ASK_DECLINED`` and
+        ``ASK_CANCELLED``; a value the form did not offer raises ``INVALID_ANSWER``."""
+        if isinstance(reply, DeclineElicitationResponse):
+            raise UserInteractionError(
+                "The user declined to answer in the ACP client.", ASK_DECLINED
+            )
+        if isinstance(reply, CancelElicitationResponse):
+            raise UserInteractionError(
+                "The user dismissed the form in the ACP client.", ASK_CANCELLED
+            )
+        if not isinstance(reply, AcceptElicitationResponse):
+            raise UserInteractionError(
+                f"The ACP client answered the form with the unknown action {reply.action!r}.",
+                PROVIDER_FAILED,
+            )
+        content: Mapping[str, object] = reply.content or {}
+        known = {name for question in self.questions for name in (question.choice, question.custom)}
+        for name in content:
+            if name not in known:
+                raise _invalid(
+                    f"The ACP client answered the field {name!r}, which the form did not contain "
+                    f"(its fields: {_listing(sorted(n for n in known if n is not None))})."
+                )
+        return AskUserQuestionAnswer(
+            [_read_question(question, content) for question in self.questions]
+        )
+
+
+def _message(questions: Sequence[AskUserQuestionItem]) -> str:
+    if len(questions) == 1:
+        return questions[0].question
+    return f"The agent has {len(questions)} questions for you."
+
+
+def _title(item: AskUserQuestionItem) -> str:
+    return f"{item.header}: {item.question}" if item.header else item.question
+
+
+def _quote(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _QUOTE_LIMIT else text[: _QUOTE_LIMIT - 1].rstrip() + "…"
+
+
+def _properties(question: _Question) -> dict[str, FormProperty]:
+    item = question.item
+    title, description = _title(item), item.detail
+    if question.custom is None:
+        return {
+            question.choice: ElicitationStringPropertySchema(
+                type="string", title=title, description=description
+            )
+        }
+    options = [
+        EnumOption(const=option.label, title=option.label, description=option.description)
+        for option in item.options
+    ]
+    choice: FormProperty
+    if item.multi_select:
+        choice = ElicitationMultiSelectPropertySchema(
+            type="array",
+            title=title,
+            description=description,
+            items=TitledMultiSelectItems(any_of=options),
+        )
+    else:
+        choice = ElicitationStringPropertySchema(
+            type="string", title=title, description=description, one_of=options
+        )
+    custom = ElicitationStringPropertySchema(
+        type="string",
+        title="Other answer",
+        description=(
+            f'Your own answer to "{_quote(item.header or item.question)}", '
+            "used instead of the choice."
+        ),
+    )
+    return {question.choice: choice, question.custom: custom}
+
+
+def _read_question(question: _Question, content: Mapping[str, object]) -> AskUserQuestionAnswerItem:
+    item = question.item
+    if question.custom is not None:
+        custom = _text(question, question.custom, content.get(question.custom))
+        if custom is not None:  # custom text overrides a choice
+            return AskUserQuestionAnswerItem(item.id, custom=custom)
+    value = content.get(question.choice)
+    if not item.options:
+        text = _text(question, question.choice, value)
+        return AskUserQuestionAnswerItem(item.id, custom=text)
+    if item.multi_select:
+        return AskUserQuestionAnswerItem(item.id, selected=_choices(question, value))
+    return AskUserQuestionAnswerItem(item.id, selected=_choice(question, value))
+
+
+def _text(question: _Question, name: str, value: object) -> str | None:
+    """Text typed into ``name``; blank text counts as none."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise _invalid(f"{_where(question, name)} must be text, got {_kind(value)}.")
+    return value.strip() or None
+
+
+def _choice(question: _Question, value: object) -> tuple[str, ...]:
+    if value is None or value == "":  # no option picked (labels are never blank)
+        return ()
+    if not isinstance(value, str):
+        raise _invalid(
+            f"{_where(question, question.choice)} must be one of the offered labels, "
+            f"got {_kind(value)}."
+        )
+    _check_offered(question, value)
+    return (value,)
+
+
+def _choices(question: _Question, value: object) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise _invalid(
+            f"{_where(question, question.choice)} must be an array of offered labels, "
+            f"got {_kind(value)}."
+        )
+    picked: list[str] = []
+    for entry in value:
+        if not isinstance(entry, str):
+            raise _invalid(
+                f"{_where(question, question.choice)} must contain only offered labels, "
+                f"got {_kind(entry)}."
+            )
+        _check_offered(question, entry)
+        if entry not in picked:  # a client that repeats a label picked it once
+            picked.append(entry)
+    return tuple(picked)
+
+
+def _check_offered(question: _Question, label: str) -> None:
+    if label not in question.labels:
+        raise _invalid(
+            f"{_where(question, question.choice)} is {label!r}, which was not offered "
+            f"(offered: {_listing(question.labels)})."
+        )
+
+
+def _where(question: _Question, name: str) -> str:
+    return f"The ACP client's answer to question {question.item.id!r} (field {name!r})"
+
+
+def _listing(values: Sequence[str]) -> str:
+    return ", ".join(repr(value) for value in values)
+
+
+def _invalid(message: str) -> UserInteractionError:
+    return UserInteractionError(message, INVALID_ANSWER)
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        return f"the text {value!r}"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, Mapping):
+        return "an object"
+    return type(value).__name__

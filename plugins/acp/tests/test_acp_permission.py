@@ -1,0 +1,196 @@
+"""The fallback for clients without form elicitation, against the SDK's own client side:
+one ``session/request_permission`` per single-select question."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from acp_support import in_process, prompt_text, question, run, within
+
+from user_interaction import (
+    ASK_ABORTED,
+    ASK_CANCELLED,
+    INVALID_ANSWER,
+    PROVIDER_FAILED,
+    AskUserQuestionAnswer,
+    UserInteractionError,
+)
+
+PKG = question(
+    "pkg",
+    "Which package manager?",
+    "pnpm",
+    "npm",
+    header="Package",
+    detail="The lockfile decides.",
+    descriptions={"pnpm": "fast, strict"},
+)
+GO = question("go", "Ship it?", "yes", "no")
+
+
+def test_each_single_select_question_is_one_permission_prompt() -> None:
+    async def scenario() -> None:
+        async with in_process(form=False) as harness:
+            session = await harness.new_session()
+            turn = harness.prompt(session, prompt_text(PKG, GO))
+            first = await harness.client.next_permission()
+            assert first.session_id == session
+            assert first.params["options"] == [
+                {"optionId": "option-1", "name": "pnpm", "kind": "allow_once"},
+                {"optionId": "option-2", "name": "npm", "kind": "allow_once"},
+            ]
+            tool_call = first.params["toolCall"]
+            assert tool_call["title"] == "Package: Which package manager?"
+            assert tool_call["kind"] == "other"
+            assert tool_call["status"] == "pending"
+            assert tool_call["toolCallId"].startswith("user-question-")
+            assert tool_call["content"] == [
+                {
+                    "type": "content",
+                    "content": {
+                        "type": "text",
+                        "text": "Which package manager?\n\nThe lockfile decides.\n\n"
+                        "- pnpm: fast, strict",
+                    },
+                }
+            ]
+            assert harness.client.requests.empty()  # one question at a time
+            first.select("npm")
+            second = await harness.client.next_permission()
+            assert second.params["toolCall"]["title"] == "Ship it?"
+            assert second.params["toolCall"]["toolCallId"] != tool_call["toolCallId"]
+            second.select("yes")
+            outcome = await harness.agent.next_outcome()
+            assert isinstance(outcome, AskUserQuestionAnswer)
+            assert outcome.to_dict()["answers"] == [
+                {"id": "pkg", "selected": ["npm"]},
+                {"id": "go", "selected": ["yes"]},
+            ]
+            await within(turn)
+            assert harness.client.request_ids("elicitation/create") == []
+
+    run(scenario())
+
+
+def test_a_cancelled_outcome_is_ask_cancelled_and_stops_the_request() -> None:
+    async def scenario() -> Any:
+        async with in_process(form=False) as harness:
+            session = await harness.new_session()
+            turn = harness.prompt(session, prompt_text(PKG, GO))
+            (await harness.client.next_permission()).dismiss()
+            outcome = await harness.agent.next_outcome()
+            await within(turn)
+            assert harness.client.requests.empty()  # the second question is not asked
+            return outcome
+
+    outcome = run(scenario())
+    assert isinstance(outcome, UserInteractionError)
+    assert outcome.code == ASK_CANCELLED
+
+
+def test_an_option_id_that_was_not_offered_is_an_invalid_answer() -> None:
+    async def scenario() -> Any:
+        async with in_process(form=False) as harness:
+            session = await harness.new_session()
+            turn = harness.prompt(session, prompt_text(GO))
+            (await harness.client.next_permission()).select_id("option-9")
+            outcome = await harness.agent.next_outcome()
+            await within(turn)
+            return outcome
+
+    outcome = run(scenario())
+    assert isinstance(outcome, UserInteractionError)
+    assert outcome.code == INVALID_ANSWER
+    assert outcome.message == (
+        "The ACP client's answer to question 'go' is the option id 'option-9', which was not "
+        "offered (offered: 'option-1', 'option-2')."
+    )
+
+
+@pytest.mark.parametrize(
+    ("questions", "named"),
+    [
+        ([question("name", "Project name?")], "question 'name' is free text"),
+        (
+            [GO, question("lint", "Linters?", "ruff", "mypy", multi=True)],
+            "question 'lint' is multi-select",
+        ),
+    ],
+    ids=["free-text", "multi-select"],
+)
+def test_what_a_permission_prompt_cannot_ask_fails_naming_what_the_client_lacks(
+    questions: list[dict[str, Any]], named: str
+) -> None:
+    async def scenario() -> Any:
+        async with in_process(form=False) as harness:
+            session = await harness.new_session()
+            turn = harness.prompt(session, prompt_text(*questions))
+            outcome = await harness.agent.next_outcome()
+            await within(turn)
+            assert harness.client.request_ids("session/request_permission") == []
+            return outcome
+
+    outcome = run(scenario())
+    assert isinstance(outcome, UserInteractionError)
+    assert outcome.code == PROVIDER_FAILED
+    assert "did not advertise form elicitation (clientCapabilities.elicitation.form)" in (
+        outcome.message
+    )
+    assert named in outcome.message
+
+
+def test_session_cancel_withdraws_the_permission_prompt() -> None:
+    async def scenario() -> None:
+        async with in_process(form=False) as harness:
+            session = await harness.new_session()
+            turn = harness.prompt(session, prompt_text(GO))
+            prompt = await harness.client.next_permission()
+            await harness.cancel(session)
+            assert await harness.client.next_withdrawal() == prompt.request_id
+            outcome = await harness.agent.next_outcome()
+            assert isinstance(outcome, UserInteractionError)
+            assert outcome.code == ASK_ABORTED
+            assert (await within(turn)).stop_reason == "cancelled"
+            prompt.dismiss()  # the client's own answer to the cancel, late: ignored
+
+    run(scenario())
+
+
+def test_a_client_that_advertises_forms_but_does_not_serve_them_gets_permission_prompts() -> None:
+    """The SDK serves ``elicitation/create`` only with ``use_unstable_protocol``: a client
+    without it answers "method not found", and the provider falls back for good."""
+
+    async def scenario() -> None:
+        async with in_process(form=True, unstable=False) as harness:
+            session = await harness.new_session()
+            for _ in range(2):
+                turn = harness.prompt(session, prompt_text(GO))
+                (await harness.client.next_permission()).select("no")
+                outcome = await harness.agent.next_outcome()
+                assert isinstance(outcome, AskUserQuestionAnswer)
+                assert outcome.to_dict()["answers"] == [{"id": "go", "selected": ["no"]}]
+                await within(turn)
+            # asked once, refused once, never again
+            assert len(harness.client.request_ids("elicitation/create")) == 1
+
+    with pytest.warns(UserWarning, match="unstable protocol"):  # the SDK client's warning
+        run(scenario())
+
+
+def test_a_client_that_refuses_forms_and_a_free_text_question() -> None:
+    async def scenario() -> Any:
+        async with in_process(form=True, unstable=False) as harness:
+            session = await harness.new_session()
+            turn = harness.prompt(session, prompt_text(question("name", "Name?")))
+            outcome = await harness.agent.next_outcome()
+            await within(turn)
+            return outcome
+
+    with pytest.warns(UserWarning, match="unstable protocol"):
+        outcome = run(scenario())
+    assert isinstance(outcome, UserInteractionError)
+    assert outcome.code == PROVIDER_FAILED
+    assert "advertised form elicitation but does not serve elicitation/create" in outcome.message
+    assert "question 'name' is free text" in outcome.message
+    assert outcome.__cause__ is not None
