@@ -19,7 +19,7 @@ from __future__ import annotations
 import weakref
 from _thread import allocate_lock
 from types import ModuleType, TracebackType
-from typing import TYPE_CHECKING, Any, Union, cast
+from typing import TYPE_CHECKING, Any, Callable, Final, Union, cast
 
 from ._abort import AbortController
 from ._discovery import ProviderInfo, find_provider, installed_providers
@@ -54,6 +54,9 @@ if TYPE_CHECKING:
 __all__ = ["Disposer", "UserInteraction"]
 
 ProviderSource = Union[object, str]
+
+#: How often a thread blocked in ask_sync() checks that the manager was not closed.
+_CLOSED_POLL: Final = 0.5
 
 
 class UserInteraction:
@@ -280,7 +283,7 @@ class UserInteraction:
                 if not slot.is_async:  # swapped to a sync provider while queued
                     return await self._ask_guarded(slot, request, None, admitted=call)
             try:
-                result = await slot.hook(request=request)
+                result = await slot.call(request)
             except asyncio.CancelledError:
                 if call.error is None:
                     raise
@@ -306,8 +309,8 @@ class UserInteraction:
         Safe from many threads at once; ``RuntimeError`` on a thread whose event loop is
         running (``await ask()`` there instead).
         """
-        asyncio = _aio()
-        if asyncio._get_running_loop() is not None:
+        aio = _aio()
+        if aio._get_running_loop() is not None:
             raise RuntimeError(
                 "ask_sync() was called on a thread whose event loop is running; "
                 "use 'await ui.ask(...)' there"
@@ -318,24 +321,40 @@ class UserInteraction:
         runner = self._runner
         if runner is None:
             runner = self._start_runner()
-        future = asyncio.run_coroutine_threadsafe(
-            self._ask_for_thread(request, timeout), runner.get()
-        )
-        try:
-            return cast(AskUserQuestionAnswer, future.result())
-        except BaseException:
-            future.cancel()
-            raise
+        loop = runner.get()
+        # The ask runs as an eager task (3.12+) started by one callback, and wakes this
+        # thread through a lock: one loop iteration per call instead of three.
+        done = allocate_lock()
+        done.acquire()
+        outcome: list[tuple[bool, Any]] = []
+        tasks: list[asyncio.Task[None]] = []
 
-    async def _ask_for_thread(
-        self, request: AskUserQuestionRequest, timeout: float | None
-    ) -> AskUserQuestionAnswer:
-        # A caller that gives up (Ctrl-C) cancels this task, which may still end with an
-        # error (e.g. PROVIDER_DISPOSED at close()): mark it seen so nothing is logged.
-        task = _aio().current_task()
-        if task is not None:
-            task.add_done_callback(_consume)
-        return await self.ask(request, timeout=timeout)
+        async def run() -> None:
+            try:
+                outcome.append((True, await self.ask(request, timeout=timeout)))
+            except BaseException as exc:  # handed to the waiting thread, never lost
+                outcome.append((False, exc))
+            finally:
+                done.release()
+
+        def start() -> None:
+            tasks.append(
+                aio.Task(run(), loop=loop, eager_start=True) if _EAGER else loop.create_task(run())
+            )
+
+        loop.call_soon_threadsafe(start)
+        try:
+            while not done.acquire(timeout=_CLOSED_POLL):
+                if loop.is_closed():  # close() stopped the loop before the ask began
+                    raise _disposed()
+        except BaseException:
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(lambda: tasks and tasks[0].cancel())
+            raise
+        ok, value = outcome[0]
+        if ok:
+            return cast(AskUserQuestionAnswer, value)
+        raise value
 
     def _start_runner(self) -> LoopThread:
         from ._runtime import LoopThread, stop_loop_thread
@@ -346,11 +365,13 @@ class UserInteraction:
                 self._finalizer = weakref.finalize(self, stop_loop_thread, self._runner)
             return self._runner
 
-    async def _admit(self, slot: _Slot, call: _Call) -> _Slot:
+    async def _admit(
+        self, slot: _Slot, call: _Call, before_wait: Callable[[], None] | None = None
+    ) -> _Slot:
         """Queue for (if serial) and enter the active provider, following swaps."""
         while True:
             if slot.serial and not slot.try_acquire():
-                slot = await self._acquire(slot, call)
+                slot = await self._acquire(slot, call, before_wait)
             if slot.enter(call):
                 return slot
             if slot.serial:
@@ -364,13 +385,17 @@ class UserInteraction:
             raise _disposed()
         return successor
 
-    async def _acquire(self, slot: _Slot, call: _Call) -> _Slot:
+    async def _acquire(
+        self, slot: _Slot, call: _Call, before_wait: Callable[[], None] | None = None
+    ) -> _Slot:
         """Wait in the serial queue; returns the slot granted (after a swap, the new one)."""
         call.outcome = call.loop.create_future()
         try:
             call.raise_if_failed()
             while not slot.enqueue(call):
                 slot = self._successor(slot)
+            if before_wait is not None:
+                before_wait()
             granted: _Slot = await call.outcome
             return granted
         finally:
@@ -386,23 +411,34 @@ class UserInteraction:
     ) -> AskUserQuestionAnswer:
         """The general path: the caller waits on a future that abort, timeout and
         disposal settle at once; the provider gets a signal of its own."""
-        asyncio = _aio()
-        loop = asyncio.get_running_loop()
+        aio = _aio()
+        loop = aio.get_running_loop()
         call = admitted if admitted is not None else _Call(loop)
         controller = call.controller = AbortController()
         signal = request.signal
-        remove_listener = None
-        timer = None
-        if signal is not None:
-            remove_listener = signal.add_callback(lambda: call.fail(_aborted(signal)))
-        if timeout is not None:
-            timer = loop.call_later(timeout, call._timed_out, timeout)
+        deadline = None if timeout is None else loop.time() + timeout
+        remove_listener: Callable[[], None] | None = None
+        timer: asyncio.TimerHandle | None = None
+        armed = False
+
+        def arm() -> None:
+            # Listen for abort and timeout only once the ask really waits: a provider that
+            # answers at once (eagerly, on 3.12+) costs no listener and leaves no timer.
+            nonlocal armed, remove_listener, timer
+            if not armed:
+                armed = True
+                if signal is not None:
+                    remove_listener = signal.add_callback(lambda: call.fail(_aborted(signal)))
+                if deadline is not None:
+                    timer = loop.call_at(deadline, call._timed_out, timeout)
+
         entered = admitted is not None
         started = completed = False
         try:
-            call.raise_if_failed()
+            if signal is not None and signal.aborted:
+                raise _aborted(signal)
             if not entered:
-                slot = await self._admit(slot, call)
+                slot = await self._admit(slot, call, arm)
                 entered = True
             call.raise_if_failed()  # aborted just as it was admitted?
             provider_request = AskUserQuestionRequest(
@@ -415,8 +451,10 @@ class UserInteraction:
             else:
                 outcome = call.outcome = loop.create_future()
                 provider_call.add_done_callback(lambda done: _copy_outcome(done, outcome))
+                arm()
                 result = await outcome
             if hasattr(result, "__await__"):  # a sync provider that returned an awaitable
+                arm()
                 result = await result
             completed = True
         finally:
@@ -443,10 +481,10 @@ class UserInteraction:
         if not slot.is_async:
             from ._runtime import run_in_thread
 
-            hook = slot.hook
-            return run_in_thread(loop, lambda: hook(request=request), release)
+            direct = slot.call
+            return run_in_thread(loop, lambda: direct(request), release)
         try:
-            coroutine = slot.hook(request=request)
+            coroutine = slot.call(request)
         except BaseException as exc:
             if release is not None:
                 release()

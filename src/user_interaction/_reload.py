@@ -9,9 +9,7 @@ caches are bypassed so an edit is seen even within the same second.
 from __future__ import annotations
 
 import importlib
-import shutil
 import sys
-import tempfile
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -54,6 +52,9 @@ def reimport_provider(provider: object, origin: ProviderInfo | None) -> object:
     package = module_name.partition(".")[0]
     if package == _CORE:
         raise _failed(f"{module_name} belongs to the user_interaction core")
+
+    import shutil
+    import tempfile
 
     owned = [
         name for name in list(sys.modules) if name == package or name.startswith(package + ".")

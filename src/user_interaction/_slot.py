@@ -25,6 +25,9 @@ from ._errors import (
 from ._hooks import PROJECT_NAME, AskSpec
 
 if TYPE_CHECKING:
+    from ._model import AskUserQuestionRequest
+
+if TYPE_CHECKING:
     import asyncio
 
     from ._discovery import ProviderInfo
@@ -94,6 +97,8 @@ class _PluginManager(pluggy.PluginManager):
     """Accepts a plain, unmarked ``ask`` method as the hook implementation too."""
 
     def parse_hookimpl_opts(self, plugin: object, name: str) -> Any:
+        if name != "ask":  # the only hook: skip pluggy's look at every other attribute
+            return None
         options = super().parse_hookimpl_opts(plugin, name)
         if options is None and name == "ask":
             return {}
@@ -231,9 +236,9 @@ class _Slot:
     __slots__ = (
         "__weakref__",
         "busy",
+        "call",
         "calls",
         "disposer",
-        "hook",
         "is_async",
         "lock",
         "name",
@@ -259,7 +264,16 @@ class _Slot:
         self.provider = provider
         self.name = name
         self.origin = origin
-        self.hook: Callable[..., Any] = manager.hook.ask
+        hook = manager.hook.ask
+        impls = hook.get_hookimpls()
+        if len(impls) == 1 and not (
+            getattr(impls[0], "hookwrapper", False) or getattr(impls[0], "wrapper", False)
+        ):
+            # Registered and checked through pluggy; with one plain implementation a
+            # firstresult call is exactly this call, minus pluggy's per-call machinery.
+            self.call: Callable[[AskUserQuestionRequest], Any] = impls[0].function
+        else:
+            self.call = lambda request: hook(request=request)
         self.is_async = inspect.iscoroutinefunction(provider.ask)  # type: ignore[attr-defined]
         self.serial = bool(getattr(provider, "serial", False))
         self.lock = allocate_lock()
