@@ -226,7 +226,9 @@ def install_entry_point(pytester: pytest.Pytester) -> None:
     ``user_interaction``, as the installed core does."""
     info = pytester.mkdir("site") / "fake_user_interaction-0.0.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-user-interaction\n")
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: fake-user-interaction\nVersion: 0.0\n"
+    )
     (info / "entry_points.txt").write_text(f"[pytest11]\nuser_interaction = {PLUGIN}\n")
     pytester.syspathinsert(pytester.path / "site")
 
