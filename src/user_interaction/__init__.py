@@ -9,8 +9,9 @@ Build an :class:`AskUserQuestionRequest`, activate a provider on a
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ._abort import AbortController, AbortSignal
-from ._discovery import ENTRY_POINT_GROUP, PROVIDER_ENV, ProviderInfo
 from ._errors import (
     AMBIGUOUS_PROVIDER,
     ASK_ABORTED,
@@ -32,14 +33,49 @@ from ._errors import (
     UserInteractionError,
 )
 from ._hooks import AskSpec, Provider, hookimpl, hookspec
-from ._manager import Disposer, UserInteraction
-from ._model import (
-    AskUserQuestionAnswer,
-    AskUserQuestionAnswerItem,
-    AskUserQuestionItem,
-    AskUserQuestionOption,
-    AskUserQuestionRequest,
-)
+
+if TYPE_CHECKING:
+    from ._discovery import ENTRY_POINT_GROUP, PROVIDER_ENV, ProviderInfo
+    from ._manager import UserInteraction
+    from ._model import (
+        AskUserQuestionAnswer,
+        AskUserQuestionAnswerItem,
+        AskUserQuestionItem,
+        AskUserQuestionOption,
+        AskUserQuestionRequest,
+    )
+    from ._slot import Disposer
+
+# The data model, discovery and the manager are imported on first use: building their
+# attrs classes is most of what importing the package would cost.
+_LAZY = {
+    "ENTRY_POINT_GROUP": "_discovery",
+    "PROVIDER_ENV": "_discovery",
+    "ProviderInfo": "_discovery",
+    "UserInteraction": "_manager",
+    "Disposer": "_slot",
+    "AskUserQuestionAnswer": "_model",
+    "AskUserQuestionAnswerItem": "_model",
+    "AskUserQuestionItem": "_model",
+    "AskUserQuestionOption": "_model",
+    "AskUserQuestionRequest": "_model",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __version__ = "0.1.0"
 
