@@ -1,0 +1,862 @@
+"""Benchmark of user-interaction against its baselines: a report, never a test.
+
+Run ``python bench/bench.py`` (about 2-3 minutes) or ``python bench/bench.py --quick``
+(under about 30 seconds). Every figure is the median of several samples, each sample a
+timeit-style loop of many calls; the baselines are measured in the same run, interleaved
+with the candidates, so machine noise hits both alike. See bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+from typing import Any, Callable
+
+import pluggy
+
+try:
+    import user_interaction
+    from user_interaction import (
+        AbortController,
+        AskUserQuestionAnswer,
+        AskUserQuestionAnswerItem,
+        AskUserQuestionItem,
+        AskUserQuestionOption,
+        AskUserQuestionRequest,
+        UserInteraction,
+    )
+except Exception:  # nothing to measure, but a report still exits 0
+    traceback.print_exc()
+    print("bench: user_interaction does not import; nothing was measured")
+    sys.exit(0)
+
+GROUP = "user_interaction.providers"
+perf_counter = time.perf_counter
+
+
+# -- configuration ---------------------------------------------------------------------------
+
+
+class Config:
+    """Loop sizes; ``--quick`` shrinks them all."""
+
+    def __init__(self, quick: bool) -> None:
+        self.quick = quick
+        scale = 5 if quick else 1
+        self.repeats = 5 if quick else 7
+        self.ask_n = 20_000 // scale  # async asks per sample
+        self.sync_provider_n = 400 // scale  # asks of a provider that runs on a thread
+        self.pluggy_n = 100_000 // scale
+        self.direct_n = 400_000 // scale
+        self.ask_sync_n = 1_000 // scale
+        self.asyncio_run_n = 200 // scale
+        self.import_repeats = 7 if quick else 21
+        self.importtime_repeats = 3 if quick else 5
+        self.dists = 1000
+        self.cold_repeats = 5 if quick else 11
+        self.scan_calls = 2 if quick else 5  # stdlib scans per in-process sample
+        self.cached_calls = 20 if quick else 100  # providers() calls per in-process sample
+        # memory checkpoints: (early, late) cycle counts
+        self.register_cycles = (1_000, 10_000) if quick else (10_000, 100_000)
+        self.ask_cycles = (5_000, 50_000) if quick else (10_000, 100_000)
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def fmt_time(seconds: float) -> str:
+    if seconds < 1e-6:
+        return f"{seconds * 1e9:.0f} ns"
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.2f} µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds:.2f} s"
+
+
+def fmt_ratio(value: float) -> str:
+    return f"{value:.2f}x"
+
+
+def heading(title: str) -> None:
+    print()
+    print(f"== {title} " + "=" * max(0, 86 - len(title)))
+
+
+class Samples:
+    """Per-call times of named cases, measured round-robin over the repeats."""
+
+    def __init__(self) -> None:
+        self.times: dict[str, list[float]] = {}
+        self.iterations: dict[str, float | None] = {}
+
+    def add(self, name: str, total: float, calls: int) -> None:
+        self.times.setdefault(name, []).append(total / calls)
+
+    def median(self, name: str) -> float:
+        return median(self.times[name])
+
+    def spread(self, name: str) -> str:
+        values = self.times[name]
+        return f"[{fmt_time(min(values))} .. {fmt_time(max(values))}]"
+
+
+class Summary:
+    """The rows of the final table."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, str, str, str, str, str]] = []
+
+    def add(
+        self,
+        metric: str,
+        value: str,
+        baseline: str,
+        ratio: str,
+        target: str,
+        verdict: str,
+    ) -> None:
+        self.rows.append((metric, value, baseline, ratio, target, verdict))
+
+    def ratio_row(
+        self, metric: str, value: float, base: float, base_name: str, limit: float | None
+    ) -> None:
+        ratio = value / base
+        if limit is None:
+            target, verdict = "(info)", "-"
+        else:
+            target = f"≤{limit:g}x {base_name}"
+            verdict = "MET" if ratio <= limit else "MISSED"
+        self.add(metric, fmt_time(value), fmt_time(base), fmt_ratio(ratio), target, verdict)
+
+    def print(self) -> None:
+        header = ("metric", "median", "baseline", "ratio", "target", "verdict")
+        widths = [max(len(row[i]) for row in [header, *self.rows]) for i in range(len(header))]
+        line = "  ".join("-" * width for width in widths)
+        print(line)
+        for index, row in enumerate([header, *self.rows]):
+            cells = [
+                cell.ljust(width) if column in (0, 4) else cell.rjust(width)
+                for column, (cell, width) in enumerate(zip(row, widths))
+            ]
+            print("  ".join(cells).rstrip())
+            if index == 0:
+                print(line)
+        print(line)
+
+
+# -- the request, the providers, the pluggy baseline -----------------------------------------
+
+QUESTION = AskUserQuestionItem(
+    id="pkg",
+    question="Which package manager?",
+    header="Setup",
+    options=(AskUserQuestionOption("pnpm", "fast"), AskUserQuestionOption("npm")),
+)
+REQUEST = AskUserQuestionRequest((QUESTION,))
+ANSWER = AskUserQuestionAnswer((AskUserQuestionAnswerItem("pkg", ("pnpm",)),))
+
+
+class AsyncProvider:
+    async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+        return ANSWER
+
+
+class SyncProvider:
+    def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+        return ANSWER
+
+
+_spec = pluggy.HookspecMarker("bench")
+_impl = pluggy.HookimplMarker("bench")
+
+
+class BaselineSpec:
+    @_spec(firstresult=True)
+    def ask(self, request: AskUserQuestionRequest) -> Any: ...
+
+
+class BaselineImpl:
+    @_impl
+    def ask(self, request: AskUserQuestionRequest) -> Any:
+        return ANSWER
+
+
+def baseline_manager() -> pluggy.PluginManager:
+    manager = pluggy.PluginManager("bench")
+    manager.add_hookspecs(BaselineSpec)
+    manager.register(BaselineImpl())
+    return manager
+
+
+# -- 1. ask --------------------------------------------------------------------------------
+
+
+def loop_pluggy(pm: pluggy.PluginManager, request: AskUserQuestionRequest, n: int) -> float:
+    start = perf_counter()
+    for _ in range(n):
+        pm.hook.ask(request=request)
+    return perf_counter() - start
+
+
+def loop_direct(provider: SyncProvider, request: AskUserQuestionRequest, n: int) -> float:
+    start = perf_counter()
+    for _ in range(n):
+        provider.ask(request)
+    return perf_counter() - start
+
+
+async def loop_await_direct(
+    provider: AsyncProvider, request: AskUserQuestionRequest, n: int
+) -> float:
+    start = perf_counter()
+    for _ in range(n):
+        await provider.ask(request)
+    return perf_counter() - start
+
+
+async def loop_ask(ui: UserInteraction, request: AskUserQuestionRequest, n: int) -> float:
+    start = perf_counter()
+    for _ in range(n):
+        await ui.ask(request)
+    return perf_counter() - start
+
+
+async def loop_ask_pool(ui: UserInteraction, pool: list[AskUserQuestionRequest], n: int) -> float:
+    mask = len(pool) - 1
+    start = perf_counter()
+    for index in range(n):
+        await ui.ask(pool[index & mask])
+    return perf_counter() - start
+
+
+def request_pool(size: int = 64) -> list[AskUserQuestionRequest]:
+    """Equal requests that are distinct objects (no tuple shared): nothing cached helps."""
+    return [
+        AskUserQuestionRequest(
+            (
+                AskUserQuestionItem(
+                    id="pkg",
+                    question="Which package manager?",
+                    header="Setup",
+                    options=(AskUserQuestionOption("pnpm", "fast"), AskUserQuestionOption("npm")),
+                ),
+            )
+        )
+        for _ in range(size)
+    ]
+
+
+async def loop_ask_timeout(ui: UserInteraction, request: AskUserQuestionRequest, n: int) -> float:
+    start = perf_counter()
+    for _ in range(n):
+        await ui.ask(request, timeout=30)
+    return perf_counter() - start
+
+
+ASK_CASES = (
+    ("pluggy firstresult hook call", "pluggy"),
+    ("direct method call", "direct"),
+    ("await provider.ask() (floor)", "await"),
+    ("await ui.ask(req)", "ask"),
+    ("await ui.ask(a new equal req each)", "ask+fresh"),
+    ("await ui.ask(req with signal)", "ask+signal"),
+    ("await ui.ask(req, timeout=30)", "ask+timeout"),
+    ("sync provider: await ui.ask(req)", "sync"),
+    ("sync provider: with signal", "sync+signal"),
+    ("sync provider: timeout=30", "sync+timeout"),
+)
+
+
+async def measure_ask(cfg: Config) -> Samples:
+    pm = baseline_manager()
+    direct = SyncProvider()
+    floor = AsyncProvider()
+    ui_async = UserInteraction()
+    ui_async.register_provider(AsyncProvider())
+    ui_sync = UserInteraction()
+    ui_sync.register_provider(SyncProvider())
+    with_signal = AskUserQuestionRequest((QUESTION,), signal=AbortController().signal)
+    pool = request_pool()
+
+    for ui in (ui_async, ui_sync):  # both paths answer correctly before anything is timed
+        assert await ui.ask(REQUEST) == ANSWER
+        assert await ui.ask(with_signal) == ANSWER
+        assert await ui.ask(REQUEST, timeout=30) == ANSWER
+    assert pm.hook.ask(request=REQUEST) is ANSWER
+
+    cases: dict[str, Callable[[], Any]] = {
+        "pluggy": lambda: loop_pluggy(pm, REQUEST, cfg.pluggy_n),
+        "direct": lambda: loop_direct(direct, REQUEST, cfg.direct_n),
+        "await": lambda: loop_await_direct(floor, REQUEST, cfg.ask_n),
+        "ask": lambda: loop_ask(ui_async, REQUEST, cfg.ask_n),
+        "ask+fresh": lambda: loop_ask_pool(ui_async, pool, cfg.ask_n),
+        "ask+signal": lambda: loop_ask(ui_async, with_signal, cfg.ask_n),
+        "ask+timeout": lambda: loop_ask_timeout(ui_async, REQUEST, cfg.ask_n),
+        "sync": lambda: loop_ask(ui_sync, REQUEST, cfg.sync_provider_n),
+        "sync+signal": lambda: loop_ask(ui_sync, with_signal, cfg.sync_provider_n),
+        "sync+timeout": lambda: loop_ask_timeout(ui_sync, REQUEST, cfg.sync_provider_n),
+    }
+    calls = {
+        "pluggy": cfg.pluggy_n,
+        "direct": cfg.direct_n,
+        "sync": cfg.sync_provider_n,
+        "sync+signal": cfg.sync_provider_n,
+        "sync+timeout": cfg.sync_provider_n,
+    }
+    samples = Samples()
+    for run in cases.values():  # warm-up
+        outcome = run()
+        if asyncio.iscoroutine(outcome):
+            await outcome
+    for _ in range(cfg.repeats):
+        for name, run in cases.items():
+            gc.collect()
+            gc.disable()
+            try:
+                outcome = run()
+                total = await outcome if asyncio.iscoroutine(outcome) else outcome
+            finally:
+                gc.enable()
+            samples.add(name, total, calls.get(name, cfg.ask_n))
+            await asyncio.sleep(0)  # let the loop run its housekeeping between samples
+    samples.iterations = {
+        "ask": await loop_iterations(lambda: ui_async.ask(REQUEST)),
+        "ask+signal": await loop_iterations(lambda: ui_async.ask(with_signal)),
+        "ask+timeout": await loop_iterations(lambda: ui_async.ask(REQUEST, timeout=30)),
+    }
+    ui_async.close()
+    ui_sync.close()
+    return samples
+
+
+async def loop_iterations(ask: Callable[[], Any], calls: int = 200) -> float | None:
+    """Event-loop iterations (selector polls) per ask: each one is a trip through the loop."""
+    selector = getattr(asyncio.get_running_loop(), "_selector", None)
+    if selector is None:
+        return None
+    count = 0
+    select = selector.select
+
+    def counting(timeout: float | None = None) -> Any:
+        nonlocal count
+        count += 1
+        return select(timeout)
+
+    selector.select = counting
+    try:
+        for _ in range(calls):
+            await ask()
+    finally:
+        del selector.select
+    return count / calls
+
+
+def report_ask(samples: Samples, summary: Summary) -> None:
+    heading("1. per-call cost of ask() (one running loop) vs a pluggy hook call")
+    base = samples.median("pluggy")
+    print(f"{'case':<36} {'median':>10} {'x pluggy':>9}  spread of samples")
+    for label, name in ASK_CASES:
+        value = samples.median(name)
+        print(f"{label:<36} {fmt_time(value):>10} {value / base:>8.2f}x  {samples.spread(name)}")
+    loops = ", ".join(f"{name} {value:g}" for name, value in samples.iterations.items())
+    print(f"event-loop iterations per ask (async provider): {loops}")
+    summary.ratio_row("ask (async, no signal)", samples.median("ask"), base, "pluggy", 2)
+    summary.ratio_row(
+        "ask (async, a new request each)", samples.median("ask+fresh"), base, "pluggy", None
+    )
+    summary.ratio_row("ask (async, signal)", samples.median("ask+signal"), base, "pluggy", 5)
+    summary.ratio_row("ask (async, timeout=30)", samples.median("ask+timeout"), base, "pluggy", 5)
+    summary.ratio_row("ask (sync provider, thread)", samples.median("sync"), base, "pluggy", None)
+    summary.ratio_row(
+        "ask (sync provider, signal)", samples.median("sync+signal"), base, "pluggy", None
+    )
+    summary.ratio_row(
+        "ask (sync provider, timeout)", samples.median("sync+timeout"), base, "pluggy", None
+    )
+
+
+# -- 2. ask_sync ---------------------------------------------------------------------------
+
+
+async def trivial() -> AskUserQuestionAnswer:
+    return ANSWER
+
+
+def loop_ask_sync(ui: UserInteraction, n: int) -> float:
+    start = perf_counter()
+    for _ in range(n):
+        ui.ask_sync(REQUEST)
+    return perf_counter() - start
+
+
+def loop_asyncio_run(n: int) -> float:
+    start = perf_counter()
+    for _ in range(n):
+        asyncio.run(trivial())
+    return perf_counter() - start
+
+
+def measure_ask_sync(cfg: Config, summary: Summary) -> None:
+    heading("2. ui.ask_sync(req) vs asyncio.run(trivial coroutine), per call")
+    samples = Samples()
+    with UserInteraction() as ui:
+        ui.register_provider(AsyncProvider())
+        assert ui.ask_sync(REQUEST) == ANSWER
+        loop_ask_sync(ui, 50)
+        loop_asyncio_run(5)
+        for _ in range(cfg.repeats):
+            samples.add("ask_sync", loop_ask_sync(ui, cfg.ask_sync_n), cfg.ask_sync_n)
+            samples.add("asyncio.run", loop_asyncio_run(cfg.asyncio_run_n), cfg.asyncio_run_n)
+    base = samples.median("asyncio.run")
+    for name in ("asyncio.run", "ask_sync"):
+        value = samples.median(name)
+        print(f"{name:<36} {fmt_time(value):>10} {value / base:>8.2f}x  {samples.spread(name)}")
+    summary.ratio_row("ask_sync (async provider)", samples.median("ask_sync"), base, "run", 0.5)
+
+
+# -- 3. import time ------------------------------------------------------------------------
+
+
+def child_env(cache: str) -> dict[str, str]:
+    """The environment of every child interpreter: byte-code cached, as in a real install.
+
+    A checkout run with ``PYTHONDONTWRITEBYTECODE`` would recompile user_interaction (but
+    not the installed pluggy and attrs) at every start; a private pycache prefix, filled by
+    the warm-up runs, gives every module a cached ``.pyc`` without writing into the tree.
+    """
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = cache
+    return env
+
+
+CHILD_ENV: dict[str, str] = {}
+
+
+def run_python(args: list[str]) -> float:
+    start = perf_counter()
+    subprocess.run([sys.executable, *args], check=True, env=CHILD_ENV, stdout=subprocess.DEVNULL)
+    return perf_counter() - start
+
+
+def parse_importtime(stderr: str) -> dict[str, tuple[int, int]]:
+    """``-X importtime`` output as {module: (self µs, cumulative µs)}."""
+    found: dict[str, tuple[int, int]] = {}
+    for line in stderr.splitlines():
+        match = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)", line)
+        if match:
+            found[match.group(4)] = (int(match.group(1)), int(match.group(2)))
+    return found
+
+
+def importtime(code: str) -> dict[str, tuple[int, int]]:
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code],
+        check=True,
+        env=CHILD_ENV,
+        capture_output=True,
+        text=True,
+    )
+    return parse_importtime(result.stderr)
+
+
+def measure_import(cfg: Config, summary: Summary) -> None:
+    heading("3. import cost in a fresh interpreter (wall time minus `python -c pass`)")
+    first_use = (
+        "from user_interaction import AskUserQuestionRequest, UserInteraction; "
+        "UserInteraction(); AskUserQuestionRequest(())"
+    )
+    commands = {
+        "pass": "pass",
+        "import pluggy, attrs": "import pluggy, attrs",
+        "import user_interaction": "import user_interaction",
+        "first use": first_use,
+    }
+    for code in commands.values():  # warm-up: byte-code caches, page cache
+        run_python(["-c", code])
+    samples = Samples()
+    for _ in range(cfg.import_repeats):
+        for name, code in commands.items():
+            samples.add(name, run_python(["-c", code]), 1)
+    startup = samples.median("pass")
+    base = samples.median("import pluggy, attrs") - startup
+    value = samples.median("import user_interaction") - startup
+    print(f"python -c pass                       {fmt_time(startup):>10}  (subtracted)")
+    print(f"import pluggy, attrs                 {fmt_time(base):>10}")
+    print(f"import user_interaction              {fmt_time(value):>10}  {value / base:.2f}x")
+    used = samples.median("first use") - startup
+    print(f"... + UserInteraction(), a request   {fmt_time(used):>10}  {used / base:.2f}x  (info)")
+    summary.ratio_row("import user_interaction (net)", value, base, "pluggy+attrs", 1.1)
+    if value / base > 1.1:
+        show_import_offenders(cfg)
+
+
+def show_import_offenders(cfg: Config) -> None:
+    """What ``import user_interaction`` imports beyond ``import pluggy, attrs``."""
+    runs = [importtime("import user_interaction") for _ in range(cfg.importtime_repeats)]
+    base_runs = [importtime("import pluggy, attrs") for _ in range(cfg.importtime_repeats)]
+    baseline_modules = set().union(*base_runs)
+    extra = set(runs[0]) - baseline_modules
+    self_us = {name: median([run[name][0] for run in runs if name in run]) for name in extra}
+    cumulative = {name: median([run[name][1] for run in runs if name in run]) for name in extra}
+    total = sum(self_us.values())
+    print()
+    print(
+        f"-X importtime: {len(extra)} modules imported beyond pluggy+attrs, "
+        f"{total / 1000:.1f} ms self time in all (medians of {len(runs)} runs)"
+    )
+    print(f"  {'module':<40} {'self':>9} {'cumulative':>11}")
+    for name in sorted(extra, key=lambda item: -self_us[item])[:15]:
+        print(f"  {name:<40} {self_us[name] / 1000:>7.2f}ms {cumulative[name] / 1000:>9.2f}ms")
+    ours = [name for name in extra if name.startswith("user_interaction")]
+    stdlib = sorted(name for name in extra if not name.startswith("user_interaction"))
+    ours_us = sum(self_us[name] for name in ours)
+    print(
+        f"  user_interaction's own modules: {ours_us / 1000:.2f} ms self; "
+        f"stdlib modules only it pulls in: {(total - ours_us) / 1000:.2f} ms"
+    )
+    print(f"  ({', '.join(stdlib)})")
+
+
+# -- 4. providers() ------------------------------------------------------------------------
+
+COLD_CHILD = r"""
+import sys, time
+sys.path.insert(0, sys.argv[1])
+import user_interaction
+start = time.perf_counter()
+if sys.argv[2] == "core":
+    names = [info.name for info in user_interaction.UserInteraction().providers()]
+else:
+    if sys.version_info >= (3, 10):
+        import importlib.metadata as metadata
+    else:
+        import importlib_metadata as metadata
+    names = [ep.name for ep in metadata.entry_points(group=sys.argv[3])]
+elapsed = time.perf_counter() - start
+print(elapsed, ",".join(sorted(names)))
+"""
+
+
+def write_dist(root: Path, name: str, entry_points: str | None) -> Path:
+    info = root / f"{name.replace('-', '_')}-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    (info / "RECORD").write_text("")
+    if entry_points is not None:
+        (info / "entry_points.txt").write_text(entry_points)
+    return info
+
+
+def make_dists(root: Path, count: int) -> None:
+    """``count`` unrelated distributions (1 in 100 without entry points) + one provider."""
+    for index in range(count):
+        name = f"fake-dist-{index:04d}"
+        module = name.replace("-", "_")
+        if index % 100 == 7:
+            write_dist(root, name, None)
+            continue
+        write_dist(
+            root,
+            name,
+            f"[console_scripts]\n{name} = {module}.cli:main\n{name}-admin = {module}.admin:run\n\n"
+            f"[{module}.plugins]\nalpha = {module}.alpha:Alpha\nbeta = {module}.beta:Beta\n\n"
+            f"[pytest11]\n{module} = {module}.pytest_plugin\n",
+        )
+    write_dist(root, "bench-provider", f"[{GROUP}]\nbenchprov = bench_provider:Provider\n")
+
+
+def stdlib_entry_points() -> list[str]:
+    if sys.version_info >= (3, 10):
+        import importlib.metadata as metadata
+    else:  # pragma: no cover - the bench runs on 3.10+
+        import importlib_metadata as metadata
+    return sorted(ep.name for ep in metadata.entry_points(group=GROUP))
+
+
+def core_providers(ui: UserInteraction) -> list[str]:
+    return sorted(info.name for info in ui.providers())
+
+
+def cold_sample(root: Path, mode: str) -> tuple[float, str]:
+    result = subprocess.run(
+        [sys.executable, "-c", COLD_CHILD, str(root), mode, GROUP],
+        check=True,
+        env=CHILD_ENV,
+        capture_output=True,
+        text=True,
+    )
+    elapsed, _, names = result.stdout.strip().partition(" ")
+    return float(elapsed), names
+
+
+def measure_providers(cfg: Config, summary: Summary) -> None:
+    heading(f"4. providers() vs importlib.metadata.entry_points() with {cfg.dists} dists")
+    with tempfile.TemporaryDirectory(prefix="ui-bench-dists-") as tmp:
+        root = Path(tmp)
+        make_dists(root, cfg.dists)
+
+        samples = Samples()
+        cold_sample(root, "core")  # warm-up (page cache, byte-code)
+        cold_sample(root, "stdlib")
+        agree = True
+        for _ in range(cfg.cold_repeats):
+            for mode in ("stdlib", "core"):
+                elapsed, names = cold_sample(root, mode)
+                samples.add(f"cold {mode}", elapsed, 1)
+                agree = agree and names == "benchprov"
+        cold_core, cold_std = samples.median("cold core"), samples.median("cold stdlib")
+        print("cold: first call in a fresh interpreter (importlib.metadata not yet imported)")
+        print(f"  entry_points(group=...)            {fmt_time(cold_std):>10}")
+        print(
+            f"  UserInteraction().providers()      {fmt_time(cold_core):>10}  "
+            f"{cold_core / cold_std:.2f}x   (both found {{benchprov}}: {agree})"
+        )
+        summary.ratio_row("providers() cold", cold_core, cold_std, "scan", 1.1)
+
+        sys.path.insert(0, str(root))
+        try:
+            measure_repeated(cfg, summary, samples)
+            check_never_stale(root)
+        finally:
+            sys.path.remove(str(root))
+
+
+def measure_repeated(cfg: Config, summary: Summary, samples: Samples) -> None:
+    ui = UserInteraction()
+    assert core_providers(ui) == stdlib_entry_points() == ["benchprov"], (
+        core_providers(ui),
+        stdlib_entry_points(),
+    )
+    for _ in range(cfg.repeats):
+        start = perf_counter()
+        for _ in range(cfg.scan_calls):
+            stdlib_entry_points()
+        samples.add("repeated stdlib", perf_counter() - start, cfg.scan_calls)
+        start = perf_counter()
+        for _ in range(cfg.cached_calls):
+            ui.providers()
+        samples.add("repeated core", perf_counter() - start, cfg.cached_calls)
+    rep_core, rep_std = samples.median("repeated core"), samples.median("repeated stdlib")
+    print("repeated: in-process, nothing changed between calls")
+    print(f"  entry_points(group=...)            {fmt_time(rep_std):>10}")
+    print(
+        f"  UserInteraction().providers()      {fmt_time(rep_core):>10}  {rep_core / rep_std:.2f}x"
+    )
+    summary.ratio_row("providers() repeated", rep_core, rep_std, "scan", 0.25)
+
+
+def check_never_stale(root: Path) -> None:
+    print("never stale: the next providers() call after a change sees it")
+    ui = UserInteraction()
+    results: list[bool] = []
+
+    def check(label: str, expected: list[str]) -> None:
+        seen = core_providers(ui)
+        ok = seen == expected
+        results.append(ok)
+        print(f"  {label:<58} {'OK' if ok else 'FAIL'}  {seen}")
+
+    check("baseline", ["benchprov"])
+    added = write_dist(root, "bench-added", f"[{GROUP}]\nadded = bench_added:Provider\n")
+    check("a new dist with a provider entry point was added", ["added", "benchprov"])
+    shutil.rmtree(added)
+    check("that dist was removed", ["benchprov"])
+    target = root / "fake_dist_0001-1.0.dist-info" / "entry_points.txt"
+    original = target.read_text()
+    target.write_text(original + f"\n[{GROUP}]\nedited = fake_dist_0001:Provider\n")
+    check("an existing dist's entry_points.txt edited in place", ["benchprov", "edited"])
+    target.write_text(original)
+    check("... and edited back", ["benchprov"])
+
+    # Racy cases: a change right after a call, within one file-system timestamp tick.
+    provider = root / "bench_provider-1.0.dist-info" / "entry_points.txt"
+    stale_edit = stale_add = 0
+    trials = RACY_TRIALS
+    for trial in range(trials):
+        provider.write_text(f"[{GROUP}]\nbenchprov = bench_provider:Provider\n")
+        core_providers(ui)
+        provider.write_text(f"[{GROUP}]\nbenchprox = bench_provider:Provider\n")  # same size
+        stale_edit += core_providers(ui) != ["benchprox"]
+        provider.write_text(f"[{GROUP}]\nbenchprov = bench_provider:Provider\n")
+        first = write_dist(root, f"bench-racy-a{trial}", None)
+        core_providers(ui)
+        second = write_dist(root, f"bench-racy-b{trial}", f"[{GROUP}]\nracy = racy:Provider\n")
+        stale_add += "racy" not in core_providers(ui)
+        shutil.rmtree(first)
+        shutil.rmtree(second)
+    check("after the racy trials", ["benchprov"])
+    print(
+        f"  racy, same-size rewrite right after a call:   stale {stale_edit}/{trials}"
+        f"   (depends on the file system's timestamp granularity)"
+    )
+    print(f"  racy, dist added right after a listing:       stale {stale_add}/{trials}")
+    STALENESS["add/remove/edit"] = all(results)
+    STALENESS["racy (same tick)"] = not stale_edit and not stale_add
+
+
+STALENESS: dict[str, bool] = {}
+RACY_TRIALS = 10
+
+
+# -- 5. memory -----------------------------------------------------------------------------
+
+
+def rss_kib() -> int:
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+    except OSError:  # not Linux: the peak is the best we have
+        import resource
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak // 1024 if sys.platform == "darwin" else peak
+
+
+class Probe:
+    """Memory at a checkpoint: RSS, pymalloc blocks, gc-tracked objects."""
+
+    def __init__(self) -> None:
+        gc.collect()
+        self.rss = rss_kib()
+        self.blocks = sys.getallocatedblocks()
+        self.objects = len(gc.get_objects())
+
+
+def report_memory(label: str, cycles: tuple[int, int], early: Probe, late: Probe) -> bool:
+    span = cycles[1] - cycles[0]
+    blocks = late.blocks - early.blocks
+    flat = blocks / span < 0.01  # fewer than 1 block kept per 100 cycles
+    print(
+        f"  {label:<34} {cycles[0] // 1000:>4}k→{cycles[1] // 1000}k: "
+        f"RSS {late.rss - early.rss:+6d} KiB, blocks {blocks:+6d}, "
+        f"gc objects {late.objects - early.objects:+5d}   {'flat' if flat else 'GROWS'}"
+    )
+    return flat
+
+
+def measure_memory(cfg: Config, summary: Summary) -> None:
+    heading("5. memory after many cycles on one UserInteraction (early vs late checkpoint)")
+    verdicts: list[bool] = []
+    deferred: list[str] = []
+
+    ui = UserInteraction()
+    early = None
+    start = perf_counter()
+    for cycle in range(1, cfg.register_cycles[1] + 1):
+        dispose = ui.register_provider(AsyncProvider())
+        dispose()
+        if cycle == cfg.register_cycles[0]:
+            early = Probe()
+    late = Probe()
+    per_cycle = (perf_counter() - start) / cfg.register_cycles[1]
+    assert early is not None
+    verdicts.append(report_memory("register_provider + dispose", cfg.register_cycles, early, late))
+    print(f"  (one register/dispose cycle takes {fmt_time(per_cycle)})")
+
+    async def asks(label: str, request: AskUserQuestionRequest, timeout: float | None) -> None:
+        with UserInteraction() as ui:
+            ui.register_provider(AsyncProvider())
+            early = None
+            for cycle in range(1, cfg.ask_cycles[1] + 1):
+                await ui.ask(request, timeout=timeout)
+                if cycle == cfg.ask_cycles[0]:
+                    early = Probe()
+            late = Probe()
+        assert early is not None
+        flat = report_memory(label, cfg.ask_cycles, early, late)
+        if not flat:  # kept for good, or only until the loop next runs its ready queue?
+            await asyncio.sleep(0)
+            after = Probe()
+            kept = after.blocks - early.blocks
+            print(
+                f"  {'':<34} after one more loop iteration: blocks {kept:+d} vs the early "
+                f"checkpoint ({'released then' if kept < 1000 else 'still kept'})"
+            )
+            deferred.append(label)
+        verdicts.append(flat)
+
+    async def all_asks() -> None:
+        await asks("await ui.ask(req)", REQUEST, None)
+        signal = AbortController().signal
+        await asks(
+            "await ui.ask(req with signal)",
+            AskUserQuestionRequest((QUESTION,), signal=signal),
+            None,
+        )
+        await asks("await ui.ask(req, timeout=30)", REQUEST, 30)
+
+    asyncio.run(all_asks())
+    flat = all(verdicts)
+    value = "flat" if flat else "grows"
+    if deferred:
+        print(f"  grows while the asking coroutine never yields: {', '.join(deferred)}")
+        value = "grows until loop runs"
+    summary.add(
+        "memory (register/dispose, asks)", value, "", "", "flat", "MET" if flat else "MISSED"
+    )
+
+
+# -- main ----------------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer iterations (~30 s)")
+    cfg = Config(parser.parse_args().quick)
+    began = perf_counter()
+    print(
+        f"user-interaction {user_interaction.__version__} bench on Python "
+        f"{sys.version.split()[0]} ({sys.platform}, {os.cpu_count()} CPUs), pluggy "
+        f"{pluggy.__version__}; {'quick' if cfg.quick else 'full'} run, medians of "
+        f"{cfg.repeats} samples unless stated"
+    )
+    summary = Summary()
+
+    def section(name: str, measure: Callable[[], object]) -> None:
+        """Run one section; a failure is reported in its place and the others still run."""
+        try:
+            measure()
+        except Exception:
+            traceback.print_exc()
+            print(f"!! section {name!r} failed; its figures are missing")
+            summary.add(name, "ERROR", "", "", "", "ERROR")
+
+    section("ask", lambda: report_ask(asyncio.run(measure_ask(cfg)), summary))
+    section("ask_sync", lambda: measure_ask_sync(cfg, summary))
+    with tempfile.TemporaryDirectory(prefix="ui-bench-pycache-") as cache:
+        CHILD_ENV.update(child_env(cache))
+        section("import", lambda: measure_import(cfg, summary))
+        section("providers()", lambda: measure_providers(cfg, summary))
+    for label, ok in STALENESS.items():
+        verdict = "MET" if ok else "MISSED"
+        summary.add(
+            f"providers() never stale, {label}", "OK" if ok else "FAIL", "", "", "OK", verdict
+        )
+    section("memory", lambda: measure_memory(cfg, summary))
+    heading(f"summary (Python {sys.version.split()[0]}, {perf_counter() - began:.0f} s)")
+    summary.print()
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Exception:  # a report, never a test: say what broke and exit 0
+        traceback.print_exc()
+    sys.exit(0)
