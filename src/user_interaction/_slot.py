@@ -100,9 +100,7 @@ class _PluginManager(pluggy.PluginManager):
         if name != "ask":  # the only hook: skip pluggy's look at every other attribute
             return None
         options = super().parse_hookimpl_opts(plugin, name)
-        if options is None and name == "ask":
-            return {}
-        return options
+        return {} if options is None else options  # an unmarked ask() counts too
 
 
 def _check_provider(provider: object) -> None:
