@@ -719,3 +719,18 @@ def test_close_releases_ask_sync_callers_in_other_threads() -> None:
     thread.join(10)
     release.set()
     assert codes == [PROVIDER_DISPOSED]
+
+
+@pytest.mark.parametrize("timeout", [None, 5.0])
+def test_a_provider_error_keeps_its_cause(ui: UserInteraction, timeout: float | None) -> None:
+    cause = OSError("pipe closed")
+
+    class Fails:
+        async def ask(self, request: AskUserQuestionRequest) -> Any:
+            raise UserInteractionError("transport failed", PROVIDER_FAILED, cause=cause)
+
+    ui.register_provider(Fails())
+    with pytest.raises(UserInteractionError) as info:
+        run(ui.ask(make_request(), timeout=timeout))
+    assert info.value.code == PROVIDER_FAILED
+    assert info.value.__cause__ is cause

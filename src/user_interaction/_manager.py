@@ -507,27 +507,29 @@ def _consume(future: Any) -> None:
         future.exception()
 
 
-def _copy_outcome(done: Any, outcome: Any) -> None:
-    if outcome.done():
-        return
+def _provider_error(done: Any) -> BaseException | None:
+    """What the caller sees of a finished provider call that failed; ``None`` if it did not."""
     if done.cancelled():
-        outcome.set_exception(
-            UserInteractionError("The provider call was cancelled.", PROVIDER_FAILED)
-        )
-        return
+        return UserInteractionError("The provider call was cancelled.", PROVIDER_FAILED)
     exc = done.exception()
-    if exc is None:
-        outcome.set_result(done.result())
-    else:
-        outcome.set_exception(_failed(exc))
+    return None if exc is None else _failed(exc)
+
+
+def _copy_outcome(done: Any, outcome: Any) -> None:
+    """Hand a provider call that finished later to the caller, unless it stopped waiting."""
+    if not outcome.done():
+        error = _provider_error(done)
+        if error is None:
+            outcome.set_result(done.result())
+        else:
+            outcome.set_exception(error)
 
 
 def _result_of(done: Any) -> Any:
-    if done.cancelled():
-        raise UserInteractionError("The provider call was cancelled.", PROVIDER_FAILED)
-    exc = done.exception()
-    if exc is not None:
-        raise _failed(exc) from (None if isinstance(exc, UserInteractionError) else exc)
+    """The result of a provider call that finished at once, or what it failed with."""
+    error = _provider_error(done)
+    if error is not None:
+        raise error
     return done.result()
 
 
