@@ -388,8 +388,10 @@ def test_a_well_behaved_provider_sees_its_signal(ui: UserInteraction) -> None:
     class Listens:
         async def ask(self, request: AskUserQuestionRequest) -> Any:
             assert request.signal is not None
-            reason = await request.signal.wait()
-            cleaned.append(reason)
+            try:
+                await request.signal.wait()
+            finally:  # the signal fires, then the task is cancelled: finally blocks run
+                cleaned.append(request.signal.reason)
             raise UserInteractionError("stopped", ASK_ABORTED)
 
     ui.register_provider(Listens())
@@ -437,15 +439,18 @@ def test_zero_timeout_times_out_a_pending_ask(ui: UserInteraction) -> None:
     assert code_of(ui.ask(make_request(), timeout=0)) == ASK_TIMEOUT
 
 
-def test_the_request_reaches_the_provider_unchanged_without_signal(ui: UserInteraction) -> None:
+def test_the_provider_gets_the_request_with_a_signal_of_its_own(ui: UserInteraction) -> None:
     provider = AsyncProvider()
     ui.register_provider(provider)
     request = make_request(agent="session-1")
     run(ui.ask(request))
     run(ui.ask(request, timeout=10))
-    assert provider.requests[0] is request
-    assert provider.requests[1] == request
-    assert provider.requests[1].agent == "session-1"
+    for seen in provider.requests:
+        assert seen == request  # the signal is not part of equality
+        assert seen.agent == "session-1"
+        assert seen.signal is not None
+        assert not seen.signal.aborted
+    assert provider.requests[0].signal is not provider.requests[1].signal
 
 
 # -- disposal with pending asks ---------------------------------------------------------
@@ -570,21 +575,50 @@ def test_queued_ask_that_aborts_or_times_out_never_reaches_the_provider(
     assert [r.questions[0].id for r in provider.requests] == ["first", "last"]
 
 
-def test_a_provider_ignoring_its_signal_holds_the_queue(ui: UserInteraction) -> None:
-    provider = Stuck(serial=True)
-    ui.register_provider(provider)
+def test_a_sync_provider_ignoring_its_signal_holds_the_queue(ui: UserInteraction) -> None:
+    release = threading.Event()
+    seen: list[str] = []
+
+    class StuckThread:
+        serial = True
+
+        def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+            seen.append(request.questions[0].id)
+            release.wait(10)  # a blocking UI: cannot be interrupted
+            return first_choice(request)
+
+    ui.register_provider(StuckThread())
 
     async def main() -> None:
         with pytest.raises(UserInteractionError):
             await ui.ask(make_request("first"), timeout=0.02)  # caller gives up
         second = asyncio.ensure_future(ui.ask(make_request("second")))
         await asyncio.sleep(0.05)
-        assert [r.questions[0].id for r in provider.requests] == ["first"]  # still held
-        provider.gate().set()  # the first provider call returns...
+        assert seen == ["first"]  # still held
+        release.set()  # the first provider call returns...
         await asyncio.wait_for(second, 5)  # ...and the next one starts
 
     run(main())
-    assert [r.questions[0].id for r in provider.requests] == ["first", "second"]
+    assert seen == ["first", "second"]
+
+
+def test_an_async_provider_is_cancelled_and_the_queue_moves_on(ui: UserInteraction) -> None:
+    provider = Stuck(serial=True)
+    ui.register_provider(provider)
+
+    async def main() -> None:
+        with pytest.raises(UserInteractionError) as info:
+            await ui.ask(make_request("first"), timeout=0.02)
+        assert info.value.code == ASK_TIMEOUT
+        # the gate stays shut: only cancellation ended the first call, and the turn passed on
+        second = asyncio.ensure_future(ui.ask(make_request("second")))
+        await asyncio.sleep(0.05)
+        assert [r.questions[0].id for r in provider.requests] == ["first", "second"]
+        provider.gate().set()
+        await asyncio.wait_for(second, 5)
+
+    run(main())
+    assert provider.finished == 1  # only the second call ran to its end
 
 
 # -- concurrency ------------------------------------------------------------------------

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
         AskUserQuestionOption,
         AskUserQuestionRequest,
     )
-    from ._slot import Disposer
+    from ._registration import Disposer
 
 # The data model, discovery and the manager are imported on first use: building their
 # attrs classes is most of what importing the package would cost.
@@ -53,7 +53,7 @@ _LAZY = {
     "PROVIDER_ENV": "_discovery",
     "ProviderInfo": "_discovery",
     "UserInteraction": "_manager",
-    "Disposer": "_slot",
+    "Disposer": "_registration",
     "AskUserQuestionAnswer": "_model",
     "AskUserQuestionAnswerItem": "_model",
     "AskUserQuestionItem": "_model",

@@ -1,9 +1,9 @@
 """Cancellation: ``AbortController`` / ``AbortSignal``, after the web platform's.
 
 A signal can be aborted from any thread; callbacks run in the aborting thread, once.
-Asyncio code awaits :meth:`AbortSignal.wait` (no polling). ``AbortSignal.timeout`` fires
-from one shared daemon timer thread, so it works with or without a running event loop.
-Nothing here imports asyncio or threading until it is needed.
+Asyncio code awaits :meth:`AbortSignal.wait` or :meth:`AbortSignal.race` (no polling).
+``AbortSignal.timeout`` fires from one shared daemon timer thread, so it works with or
+without a running event loop. Nothing here imports asyncio or threading until it is needed.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import heapq
 import weakref
 from _thread import allocate_lock
 from time import monotonic
-from typing import TYPE_CHECKING, Callable, Iterable, final
+from typing import TYPE_CHECKING, Awaitable, Callable, Final, Iterable, TypeVar, final
 
 from ._errors import ASK_ABORTED, ASK_TIMEOUT, UserInteractionError
 
@@ -23,6 +23,11 @@ if TYPE_CHECKING:
 __all__ = ["AbortController", "AbortSignal"]
 
 Callback = Callable[[], object]
+T = TypeVar("T")
+
+#: The longest the timer thread sleeps at once: far deadlines are reached in steps, so no
+#: duration (``1e300``) overflows a wait, and ``inf`` is simply never scheduled.
+_MAX_SLEEP: Final = 3600.0
 
 
 @final
@@ -98,6 +103,60 @@ class AbortSignal:
                 remove()
         return self._reason
 
+    def error(self) -> UserInteractionError:
+        """The ``UserInteractionError`` an ask ended by this signal reports.
+
+        The reason itself when it is a ``UserInteractionError`` (``ASK_TIMEOUT``,
+        ``PROVIDER_DISPOSED``, ...); otherwise ``ASK_ABORTED``, with the reason as the cause
+        when it is an exception. ``RuntimeError`` if the signal has not fired.
+        """
+        if not self._aborted:
+            raise RuntimeError("error() called on a signal that has not fired")
+        reason = self._reason
+        if isinstance(reason, UserInteractionError):
+            return reason
+        cause = reason if isinstance(reason, BaseException) else None
+        return UserInteractionError(f"The ask was aborted: {reason}", ASK_ABORTED, cause=cause)
+
+    async def race(self, awaitable: Awaitable[T]) -> T:
+        """Await ``awaitable``, unless this signal fires first: then cancel it and raise
+        :meth:`error`.
+
+        The way for a provider to make any wait interruptible::
+
+            line = await request.signal.race(reader.readline())
+        """
+        import asyncio
+
+        if self._aborted:
+            discard_awaitable(awaitable)
+            raise self.error()
+        loop = asyncio.get_running_loop()
+        inner = asyncio.ensure_future(awaitable)
+        fired = False
+
+        def cancel() -> None:
+            nonlocal fired
+            if not inner.done():
+                fired = True
+                inner.cancel()
+
+        def on_abort() -> None:
+            try:
+                loop.call_soon_threadsafe(cancel)
+            except RuntimeError:  # the loop is closed: nobody is waiting any more
+                pass
+
+        remove = self.add_callback(on_abort)
+        try:
+            return await inner
+        except asyncio.CancelledError:
+            if fired and not _cancelling():
+                raise self.error() from None
+            raise
+        finally:
+            remove()
+
     def _abort(self, reason: object) -> bool:
         with self._lock:
             if self._aborted:
@@ -129,14 +188,8 @@ class AbortSignal:
         if not seconds >= 0:  # also rejects NaN
             raise ValueError(f"timeout must be a non-negative number, got {seconds!r}")
         signal = AbortSignal()
-        ref = weakref.ref(signal)
-
-        def fire() -> None:
-            target = ref()
-            if target is not None:
-                target._abort(UserInteractionError(f"Timed out after {seconds:g} s.", ASK_TIMEOUT))
-
-        _TIMER.schedule(seconds, fire)
+        if seconds != float("inf"):
+            _TIMER.schedule(seconds, weakref.ref(signal))
         return signal
 
     @staticmethod
@@ -155,13 +208,14 @@ class AbortSignal:
             def fire() -> None:
                 target = ref()
                 if target is not None and target._abort(source._reason):
-                    for remove in removers:
-                        remove()
+                    _remove_all(removers)
 
             return fire
 
         for source in sources:
             removers.append(source.add_callback(forward(source)))
+        # Once the combined signal is gone, nothing of it stays on long-lived sources.
+        weakref.finalize(combined, _remove_all, removers)
         return combined
 
 
@@ -190,6 +244,29 @@ def _nothing() -> None:
     return None
 
 
+def _remove_all(removers: list[Callable[[], None]]) -> None:
+    for remove in removers:
+        remove()
+
+
+def discard_awaitable(awaitable: object) -> None:
+    """Drop an awaitable that will never be awaited, without a "never awaited" warning:
+    close a coroutine, cancel a future."""
+    if hasattr(awaitable, "cr_frame"):  # a coroutine
+        awaitable.close()  # type: ignore[attr-defined]
+    elif hasattr(awaitable, "add_done_callback"):  # a future or task
+        getattr(awaitable, "cancel", _nothing)()
+
+
+def _cancelling() -> bool:
+    """Whether the current task itself is being cancelled (known on 3.11+ only)."""
+    import asyncio
+
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)
+    return cancelling is not None and cancelling() > 0
+
+
 def _run_callback(callback: Callback) -> None:
     try:
         callback()
@@ -211,15 +288,20 @@ def _wake_threadsafe(loop: asyncio.AbstractEventLoop, future: asyncio.Future[Non
 
 
 class _Timer:
-    """One daemon thread that runs callbacks at deadlines (for ``AbortSignal.timeout``)."""
+    """One daemon thread that fires ``AbortSignal.timeout`` signals at their deadlines.
+
+    Entries hold their signal weakly; dead ones are swept out as the heap grows, so
+    long timeouts whose signals were dropped do not pile up.
+    """
 
     def __init__(self) -> None:
-        self._heap: list[tuple[float, int, Callback]] = []
+        self._heap: list[tuple[float, int, weakref.ref[AbortSignal], float]] = []
         self._counter = 0
+        self._sweep_at = 1024
         self._condition: threading.Condition | None = None
         self._lock = allocate_lock()
 
-    def schedule(self, delay: float, callback: Callback) -> None:
+    def schedule(self, delay: float, ref: weakref.ref[AbortSignal]) -> None:
         with self._lock:
             if self._condition is None:
                 import threading
@@ -231,7 +313,11 @@ class _Timer:
             condition = self._condition
         with condition:
             self._counter += 1
-            heapq.heappush(self._heap, (monotonic() + delay, self._counter, callback))
+            heapq.heappush(self._heap, (monotonic() + delay, self._counter, ref, delay))
+            if len(self._heap) >= self._sweep_at:
+                self._heap = [entry for entry in self._heap if entry[2]() is not None]
+                heapq.heapify(self._heap)
+                self._sweep_at = max(1024, 2 * len(self._heap))
             condition.notify()
 
     def _run(self) -> None:
@@ -239,10 +325,16 @@ class _Timer:
         assert condition is not None
         while True:
             with condition:
-                while not self._heap or self._heap[0][0] > monotonic():
-                    condition.wait(self._heap[0][0] - monotonic() if self._heap else None)
-                _, _, callback = heapq.heappop(self._heap)
-            _run_callback(callback)
+                while True:
+                    now = monotonic()
+                    if self._heap and self._heap[0][0] <= now:
+                        _, _, ref, delay = heapq.heappop(self._heap)
+                        break
+                    wait = self._heap[0][0] - now if self._heap else _MAX_SLEEP
+                    condition.wait(min(wait, _MAX_SLEEP))
+            signal = ref()
+            if signal is not None:
+                signal._abort(UserInteractionError(f"Timed out after {delay:g} s.", ASK_TIMEOUT))
 
 
 _TIMER = _Timer()

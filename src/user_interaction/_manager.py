@@ -1,50 +1,34 @@
-"""The manager: one context, at most one active provider, and every ask's life cycle.
+"""The manager: one context, and which of its provider registrations is active.
 
-An ask goes through up to two waits, each of which abort, timeout and disposal can end:
-the serial queue (for providers that show one question at a time) and the provider call.
-
-* Without a signal and a timeout, an async provider is awaited in the caller's task (the
-  cheapest path); disposal cancels that task and the caller sees ``PROVIDER_DISPOSED``.
-* With a signal or a timeout, the provider runs as a task of its own and gets a signal of
-  its own that fires on abort, timeout and disposal. The caller waits on a future that any
-  of those settle at once, whatever the provider does; the provider call keeps the serial
-  queue until it returns.
-* Synchronous providers always run on a daemon thread, so a blocking UI never blocks a loop.
+The manager registers, swaps, reloads and disposes providers, and checks each request
+before handing it to the one path every ask takes (``_ask.run_ask``). ``ask_sync()`` runs
+that same path on an event loop the manager keeps on a thread of its own.
 
 asyncio is imported on the first ask, not at ``import user_interaction``.
 """
 
 from __future__ import annotations
 
+import sys
 import weakref
 from _thread import allocate_lock
 from types import ModuleType, TracebackType
-from typing import TYPE_CHECKING, Any, Callable, Final, Union, cast
+from typing import TYPE_CHECKING, Any, Final, Union, cast
 
-from ._abort import AbortController
+from ._ask import run_ask
 from ._discovery import ProviderInfo, find_provider, installed_providers
-from ._errors import (
-    ASK_ABORTED,
-    DUPLICATE_PROVIDER,
-    INVALID_REQUEST,
-    NO_PROVIDER,
-    PROVIDER_FAILED,
-    UserInteractionError,
-)
+from ._errors import DUPLICATE_PROVIDER, INVALID_REQUEST, NO_PROVIDER, UserInteractionError
 from ._model import AskUserQuestionAnswer, AskUserQuestionRequest
-from ._reload import reimport_provider
-from ._slot import (
-    _EAGER,
+from ._registration import (
     Disposer,
-    _aborted,
+    Registration,
     _aio,
-    _Call,
     _dispose_provider,
-    _disposed,
-    _failed,
-    _Slot,
+    disposed_error,
+    log_dispose_failure,
 )
-from ._validation import validate_answer, validate_request
+from ._reload import reimport_provider
+from ._validation import validate_request
 
 if TYPE_CHECKING:
     import asyncio
@@ -57,6 +41,7 @@ ProviderSource = Union[object, str]
 
 #: How often a thread blocked in ask_sync() checks that the manager was not closed.
 _CLOSED_POLL: Final = 0.5
+_EAGER: Final = sys.version_info >= (3, 12)
 
 
 class UserInteraction:
@@ -67,7 +52,7 @@ class UserInteraction:
 
     def __init__(self) -> None:
         self._lock = allocate_lock()
-        self._active: _Slot | None = None
+        self._active: Registration | None = None
         self._runner: LoopThread | None = None
         self._finalizer: weakref.finalize[Any, Any] | None = None
 
@@ -76,8 +61,8 @@ class UserInteraction:
     @property
     def provider(self) -> object | None:
         """The active provider object, or ``None``."""
-        slot = self._active
-        return None if slot is None else slot.provider
+        registration = self._active
+        return None if registration is None else registration.provider
 
     def providers(self) -> list[ProviderInfo]:
         """The installed providers (entry points), without importing any of them."""
@@ -86,14 +71,14 @@ class UserInteraction:
     def register_provider(self, provider: object, *, name: str | None = None) -> Disposer:
         """Make ``provider`` the active one; ``DUPLICATE_PROVIDER`` if one already is."""
         self._refuse_if_active()
-        slot = self._new_slot(provider, name, None)
+        registration = self._new_registration(provider, name, None)
         with self._lock:
             active = self._active
             if active is None:
-                self._active = slot
+                self._active = registration
         if active is not None:
             raise self._duplicate(active)
-        return slot.disposer
+        return registration.disposer
 
     def use(self, name: str | None = None) -> Disposer:
         """Load an installed provider by entry-point name (or the default) and register it."""
@@ -101,17 +86,17 @@ class UserInteraction:
         self._refuse_if_active()
         provider = info.load()
         try:
-            slot = self._new_slot(provider, info.name, info)
+            registration = self._new_registration(provider, info.name, info)
         except TypeError as exc:
             raise info._failed(str(exc), exc) from exc
         with self._lock:
             active = self._active
             if active is None:
-                self._active = slot
+                self._active = registration
         if active is not None:
             _dispose_provider(provider, quiet=True)
             raise self._duplicate(active)
-        return slot.disposer
+        return registration.disposer
 
     def swap(self, provider_or_name: ProviderSource) -> Disposer:
         """Replace the active provider in one step; pending asks finish on the old one."""
@@ -119,13 +104,13 @@ class UserInteraction:
             info = find_provider(provider_or_name)
             provider = info.load()
             try:
-                slot = self._new_slot(provider, info.name, info)
+                registration = self._new_registration(provider, info.name, info)
             except TypeError as exc:
                 raise info._failed(str(exc), exc) from exc
         else:
-            slot = self._new_slot(provider_or_name, None, None)
-        self._install(slot)
-        return slot.disposer
+            registration = self._new_registration(provider_or_name, None, None)
+        self._install(registration)
+        return registration.disposer
 
     def reload(self) -> Disposer:
         """Re-import the active provider's code and swap in a fresh instance of it.
@@ -136,18 +121,21 @@ class UserInteraction:
         active = self._active
         if active is None:
             raise UserInteractionError("No provider is active: nothing to reload.", NO_PROVIDER)
-        provider = reimport_provider(active.provider, active.origin)
-        slot = self._new_slot(provider, active.name, active.origin)
-        self._install(slot)
-        return slot.disposer
+        registration = reimport_provider(
+            active.provider,
+            active.origin,
+            lambda fresh: self._new_registration(fresh, active.name, active.origin),
+        )
+        self._install(registration)
+        return registration.disposer
 
     def close(self) -> None:
         """Dispose the active provider and stop the ``ask_sync`` loop; idempotent."""
         with self._lock:
-            slot, self._active = self._active, None
+            registration, self._active = self._active, None
         try:
-            if slot is not None:
-                slot.disposer()
+            if registration is not None:
+                registration.disposer()
         finally:
             runner, self._runner = self._runner, None
             if self._finalizer is not None:
@@ -159,12 +147,15 @@ class UserInteraction:
     async def aclose(self) -> None:
         """Like :meth:`close`, but also awaits an async ``dispose()`` of the provider."""
         with self._lock:
-            slot, self._active = self._active, None
+            registration, self._active = self._active, None
         pending = None
-        if slot is not None and slot.disposer._take() is not None:
-            pending = slot.dispose()
-        self.close()
+        try:
+            if registration is not None and registration.disposer._take() is not None:
+                pending = registration.dispose()
+        finally:
+            self.close()
         if pending is not None:
+            pending.remove_done_callback(log_dispose_failure)  # awaited: raised, not logged
             await pending
 
     def __enter__(self) -> UserInteraction:
@@ -190,12 +181,15 @@ class UserInteraction:
         await self.aclose()
 
     def __repr__(self) -> str:
-        slot = self._active
-        return f"<UserInteraction provider={None if slot is None else slot.name!r}>"
+        registration = self._active
+        name = None if registration is None else registration.name
+        return f"<UserInteraction provider={name!r}>"
 
     # -- internals of registration -------------------------------------------------------
 
-    def _new_slot(self, provider: object, name: str | None, origin: ProviderInfo | None) -> _Slot:
+    def _new_registration(
+        self, provider: object, name: str | None, origin: ProviderInfo | None
+    ) -> Registration:
         if name is None:
             name = getattr(provider, "name", None)
             if not isinstance(name, str) or not name:
@@ -204,19 +198,19 @@ class UserInteraction:
                     if isinstance(provider, ModuleType)
                     else type(provider).__name__
                 )
-        slot = _Slot(provider, name, origin)
+        registration = Registration(provider, name, origin)
         ref = weakref.ref(self)
 
         def dispose() -> None:
             manager = ref()
             if manager is not None:
                 with manager._lock:
-                    if manager._active is slot:
+                    if manager._active is registration:
                         manager._active = None
-            slot.dispose()
+            registration.dispose()
 
-        slot.disposer = Disposer(dispose)
-        return slot
+        registration.disposer = Disposer(dispose)
+        return registration
 
     def _refuse_if_active(self) -> None:
         active = self._active
@@ -224,22 +218,23 @@ class UserInteraction:
             raise self._duplicate(active)
 
     @staticmethod
-    def _duplicate(active: _Slot) -> UserInteractionError:
+    def _duplicate(active: Registration) -> UserInteractionError:
         return UserInteractionError(
             f"Provider {active.name!r} is already active; dispose it or use swap().",
             DUPLICATE_PROVIDER,
         )
 
-    def _install(self, slot: _Slot) -> None:
+    def _install(self, registration: Registration) -> None:
         with self._lock:
-            old, self._active = self._active, slot
+            old, self._active = self._active, registration
         if old is not None:
             old.disposer._take()  # its life now ends with its pending asks
-            old.retire(slot)
+            old.retire(registration)
 
     # -- asking --------------------------------------------------------------------------
 
-    def _precheck(self, request: AskUserQuestionRequest) -> _Slot:
+    def _precheck(self, request: AskUserQuestionRequest, timeout: float | None) -> Registration:
+        """The checks before any provider is asked, in the order SPEC §6 gives."""
         if type(request) is not AskUserQuestionRequest and not isinstance(
             request, AskUserQuestionRequest
         ):
@@ -249,14 +244,16 @@ class UserInteraction:
             )
         signal = request.signal
         if signal is not None and signal.aborted:
-            raise _aborted(signal)
+            raise signal.error()
         validate_request(request)
-        slot = self._active
-        if slot is None:
+        if timeout is not None:
+            _check_timeout(timeout)
+        registration = self._active
+        if registration is None:
             raise UserInteractionError(
                 "No provider is active: register one or call use().", NO_PROVIDER
             )
-        return slot
+        return registration
 
     async def ask(
         self, request: AskUserQuestionRequest, *, timeout: float | None = None
@@ -269,37 +266,7 @@ class UserInteraction:
         human), ``INVALID_ANSWER`` / ``PROVIDER_FAILED`` (the provider),
         ``PROVIDER_DISPOSED``.
         """
-        slot = self._precheck(request)
-        if timeout is not None:
-            _check_timeout(timeout)
-        elif request.signal is None and slot.is_async:
-            # The cheapest path, inlined here (one coroutine less): await the provider in
-            # the caller's task; disposal cancels this task and reports PROVIDER_DISPOSED.
-            asyncio = _aio()
-            task = asyncio.current_task()
-            call = _Call(None, task)
-            if slot.serial or not slot.enter(call):
-                slot = await self._admit(slot, call)
-                if not slot.is_async:  # swapped to a sync provider while queued
-                    return await self._ask_guarded(slot, request, None, admitted=call)
-            try:
-                result = await slot.call(request)
-            except asyncio.CancelledError:
-                if call.error is None:
-                    raise
-                if hasattr(task, "uncancel"):
-                    task.uncancel()
-                raise call.error from None
-            except UserInteractionError:
-                raise
-            except Exception as exc:
-                raise _failed(exc) from exc
-            finally:
-                slot.exit(call)
-                if slot.serial:
-                    slot.release()
-            return validate_answer(request, result)
-        return await self._ask_guarded(slot, request, timeout)
+        return await run_ask(self._precheck(request, timeout), request, timeout)
 
     def ask_sync(
         self, request: AskUserQuestionRequest, *, timeout: float | None = None
@@ -315,9 +282,7 @@ class UserInteraction:
                 "ask_sync() was called on a thread whose event loop is running; "
                 "use 'await ui.ask(...)' there"
             )
-        self._precheck(request)
-        if timeout is not None:
-            _check_timeout(timeout)
+        registration = self._precheck(request, timeout)
         runner = self._runner
         if runner is None:
             runner = self._start_runner()
@@ -331,7 +296,9 @@ class UserInteraction:
 
         async def run() -> None:
             try:
-                outcome.append((True, await self.ask(request, timeout=timeout)))
+                outcome.append((True, await run_ask(registration, request, timeout)))
+            except aio.CancelledError:  # the loop is shutting down (close(), exit)
+                outcome.append((False, disposed_error()))
             except BaseException as exc:  # handed to the waiting thread, never lost
                 outcome.append((False, exc))
             finally:
@@ -346,7 +313,7 @@ class UserInteraction:
         try:
             while not done.acquire(timeout=_CLOSED_POLL):
                 if loop.is_closed():  # close() stopped the loop before the ask began
-                    raise _disposed()
+                    raise disposed_error()
         except BaseException:
             if not loop.is_closed():
                 loop.call_soon_threadsafe(lambda: tasks and tasks[0].cancel())
@@ -364,173 +331,6 @@ class UserInteraction:
                 self._runner = LoopThread()
                 self._finalizer = weakref.finalize(self, stop_loop_thread, self._runner)
             return self._runner
-
-    async def _admit(
-        self, slot: _Slot, call: _Call, before_wait: Callable[[], None] | None = None
-    ) -> _Slot:
-        """Queue for (if serial) and enter the active provider, following swaps."""
-        while True:
-            if slot.serial and not slot.try_acquire():
-                slot = await self._acquire(slot, call, before_wait)
-            if slot.enter(call):
-                return slot
-            if slot.serial:
-                slot.release()
-            slot = self._successor(slot)
-
-    def _successor(self, slot: _Slot) -> _Slot:
-        """Where an ask goes when ``slot`` stopped taking asks: the provider swapped in."""
-        successor = self._active
-        if successor is None or successor is slot:
-            raise _disposed()
-        return successor
-
-    async def _acquire(
-        self, slot: _Slot, call: _Call, before_wait: Callable[[], None] | None = None
-    ) -> _Slot:
-        """Wait in the serial queue; returns the slot granted (after a swap, the new one)."""
-        call.outcome = call.loop.create_future()
-        try:
-            call.raise_if_failed()
-            while not slot.enqueue(call):
-                slot = self._successor(slot)
-            if before_wait is not None:
-                before_wait()
-            granted: _Slot = await call.outcome
-            return granted
-        finally:
-            call.outcome = None
-
-    async def _ask_guarded(
-        self,
-        slot: _Slot,
-        request: AskUserQuestionRequest,
-        timeout: float | None,
-        *,
-        admitted: _Call | None = None,
-    ) -> AskUserQuestionAnswer:
-        """The general path: the caller waits on a future that abort, timeout and
-        disposal settle at once; the provider gets a signal of its own."""
-        aio = _aio()
-        loop = aio.get_running_loop()
-        call = admitted if admitted is not None else _Call(loop)
-        controller = call.controller = AbortController()
-        signal = request.signal
-        deadline = None if timeout is None else loop.time() + timeout
-        remove_listener: Callable[[], None] | None = None
-        timer: asyncio.TimerHandle | None = None
-        armed = False
-
-        def arm() -> None:
-            # Listen for abort and timeout only once the ask really waits: a provider that
-            # answers at once (eagerly, on 3.12+) costs no listener and leaves no timer.
-            nonlocal armed, remove_listener, timer
-            if not armed:
-                armed = True
-                if signal is not None:
-                    remove_listener = signal.add_callback(lambda: call.fail(_aborted(signal)))
-                if deadline is not None:
-                    timer = loop.call_at(deadline, call._timed_out, timeout)
-
-        entered = admitted is not None
-        started = completed = False
-        try:
-            if signal is not None and signal.aborted:
-                raise _aborted(signal)
-            if not entered:
-                slot = await self._admit(slot, call, arm)
-                entered = True
-            call.raise_if_failed()  # aborted just as it was admitted?
-            provider_request = AskUserQuestionRequest(
-                request.questions, request.agent, controller.signal
-            )
-            started = True  # from here on the provider call releases the serial slot
-            provider_call = self._start_call(slot, provider_request, loop)
-            if provider_call.done():
-                result = _result_of(provider_call)
-            else:
-                outcome = call.outcome = loop.create_future()
-                provider_call.add_done_callback(lambda done: _copy_outcome(done, outcome))
-                arm()
-                result = await outcome
-            if hasattr(result, "__await__"):  # a sync provider that returned an awaitable
-                arm()
-                result = await result
-            completed = True
-        finally:
-            if remove_listener is not None:
-                remove_listener()
-            if timer is not None:
-                timer.cancel()
-            if entered:
-                slot.exit(call)
-                if slot.serial and not started:
-                    slot.release()
-            if not completed and not controller.signal.aborted:
-                controller.abort(
-                    UserInteractionError("The caller stopped waiting for the answer.", ASK_ABORTED)
-                )
-        return validate_answer(request, result)
-
-    def _start_call(
-        self, slot: _Slot, request: AskUserQuestionRequest, loop: asyncio.AbstractEventLoop
-    ) -> asyncio.Future[Any]:
-        """Start the provider call; the serial slot is released when it returns."""
-        aio = _aio()
-        release = slot.release if slot.serial else None
-        if not slot.is_async:
-            from ._runtime import run_in_thread
-
-            direct = slot.call
-            return run_in_thread(loop, lambda: direct(request), release)
-        try:
-            coroutine = slot.call(request)
-        except BaseException as exc:
-            if release is not None:
-                release()
-            raise _failed(exc) from exc
-        if _EAGER:
-            task = aio.Task(coroutine, loop=loop, eager_start=True)
-        else:
-            task = loop.create_task(coroutine)
-        if release is not None:
-            task.add_done_callback(lambda _: release())
-        if not task.done():
-            task.add_done_callback(_consume)
-        future: asyncio.Future[Any] = task
-        return future
-
-
-def _consume(future: Any) -> None:
-    """Mark a provider's late exception as seen (its caller may have gone)."""
-    if not future.cancelled():
-        future.exception()
-
-
-def _provider_error(done: Any) -> BaseException | None:
-    """What the caller sees of a finished provider call that failed; ``None`` if it did not."""
-    if done.cancelled():
-        return UserInteractionError("The provider call was cancelled.", PROVIDER_FAILED)
-    exc = done.exception()
-    return None if exc is None else _failed(exc)
-
-
-def _copy_outcome(done: Any, outcome: Any) -> None:
-    """Hand a provider call that finished later to the caller, unless it stopped waiting."""
-    if not outcome.done():
-        error = _provider_error(done)
-        if error is None:
-            outcome.set_result(done.result())
-        else:
-            outcome.set_exception(error)
-
-
-def _result_of(done: Any) -> Any:
-    """The result of a provider call that finished at once, or what it failed with."""
-    error = _provider_error(done)
-    if error is not None:
-        raise error
-    return done.result()
 
 
 def _check_timeout(timeout: float) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import sys
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 from ._errors import RELOAD_FAILED, UserInteractionError
 
@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from ._discovery import ProviderInfo
 
 __all__ = ["reimport_provider"]
+
+T = TypeVar("T")
 
 _CORE = __name__.partition(".")[0]
 
@@ -36,8 +38,15 @@ def _resolve(root: ModuleType, qualname: str) -> object:
     return target
 
 
-def reimport_provider(provider: object, origin: ProviderInfo | None) -> object:
-    """A fresh provider built from freshly imported code, the way the first was built."""
+def reimport_provider(
+    provider: object, origin: ProviderInfo | None, register: Callable[[object], T]
+) -> T:
+    """``register(fresh)``, where ``fresh`` is built from freshly imported code the way the
+    first provider was built.
+
+    Any failure, ``register`` rejecting the new provider included (its ``ask`` changed
+    signature or vanished), is ``RELOAD_FAILED`` with ``sys.modules`` as it was.
+    """
     if origin is not None:
         module_name = origin.module
     elif isinstance(provider, ModuleType):
@@ -77,6 +86,7 @@ def reimport_provider(provider: object, origin: ProviderInfo | None) -> object:
             if not isinstance(factory, type):
                 raise TypeError(f"{module_name}.{qualname} is no longer a class")
             fresh = factory()
+        return register(fresh)
     except BaseException as exc:
         for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
             del sys.modules[name]
@@ -90,4 +100,3 @@ def reimport_provider(provider: object, origin: ProviderInfo | None) -> object:
     finally:
         sys.pycache_prefix = previous_prefix
         shutil.rmtree(prefix, ignore_errors=True)
-    return fresh

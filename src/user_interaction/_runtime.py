@@ -1,5 +1,5 @@
-"""Threads the manager runs on: the event loop ``ask_sync()`` uses, and one daemon thread
-per call of a synchronous provider (so a blocking UI never blocks an event loop).
+"""Threads the manager runs on: the event loop ``ask_sync()`` uses, and a pool of reused
+worker threads for synchronous providers (so a blocking UI never blocks an event loop).
 
 Daemon threads on purpose: a provider stuck in a blocking read must not keep the
 interpreter from exiting.
@@ -8,53 +8,80 @@ interpreter from exiting.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import threading
+from _thread import allocate_lock
 from typing import Any, Callable, Final
 
-__all__ = ["LoopThread", "run_in_thread", "settle"]
+__all__ = ["LoopThread", "WORKERS", "WorkerPool"]
 
 _CLOSE_GRACE: Final = 1.0
 _SETTLE: Final = 0.05
+#: How long an idle worker waits for another job before its thread ends.
+_IDLE: Final = 30.0
+
+Job = Callable[[], None]
 
 
-def settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
-    """Set a result or exception unless the future is already done (loop thread only)."""
-    if not future.done():
-        if ok:
-            future.set_result(value)
-        else:
-            future.set_exception(value)
+class _Worker:
+    __slots__ = ("job", "wake")
+
+    def __init__(self, job: Job) -> None:
+        self.job: Job | None = job
+        self.wake = allocate_lock()
+        self.wake.acquire()
 
 
-def run_in_thread(
-    loop: asyncio.AbstractEventLoop,
-    function: Callable[[], Any],
-    finished: Callable[[], None] | None = None,
-) -> asyncio.Future[Any]:
-    """Run ``function`` on a new daemon thread; its outcome arrives in the returned future.
+class WorkerPool:
+    """Daemon threads that run jobs and wait, idle, for the next one.
 
-    ``finished`` runs on that thread when ``function`` returns, whether or not anyone still
-    waits for the future (a caller may have given up on a stuck provider).
+    The pool grows while every worker is busy (a worker blocked in a UI holds its thread)
+    and shrinks as workers stay idle for ``idle`` seconds: no thread is started while one
+    is idle, and none is kept that is not needed.
     """
-    future: asyncio.Future[Any] = loop.create_future()
-    context = contextvars.copy_context()
 
-    def work() -> None:
-        try:
-            outcome: tuple[bool, Any] = (True, context.run(function))
-        except BaseException as exc:  # handed to the waiting coroutine, not lost
-            outcome = (False, exc)
-        finally:
-            if finished is not None:
-                finished()
-        try:
-            loop.call_soon_threadsafe(settle, future, *outcome)
-        except RuntimeError:  # the loop has closed; nobody is waiting any more
-            pass
+    def __init__(self, idle: float = _IDLE) -> None:
+        self._lock = allocate_lock()
+        self._idle: list[_Worker] = []
+        self._idle_timeout = idle
 
-    threading.Thread(target=work, name="user-interaction-provider", daemon=True).start()
-    return future
+    def submit(self, job: Job) -> None:
+        """Run ``job()`` on a worker thread; it must not raise."""
+        with self._lock:
+            worker = self._idle.pop() if self._idle else None
+        if worker is not None:
+            worker.job = job
+            worker.wake.release()
+            return
+        worker = _Worker(job)
+        worker.wake.release()
+        threading.Thread(
+            target=self._serve, args=(worker,), name="user-interaction-provider", daemon=True
+        ).start()
+
+    @property
+    def idle(self) -> int:
+        """How many workers wait for a job now."""
+        return len(self._idle)
+
+    def _serve(self, worker: _Worker) -> None:
+        wake = worker.wake
+        while True:
+            if not wake.acquire(timeout=self._idle_timeout):
+                with self._lock:
+                    if worker in self._idle:  # still idle: this thread is not needed
+                        self._idle.remove(worker)
+                        return
+                wake.acquire()  # a job was handed over just as the wait ran out
+            job, worker.job = worker.job, None
+            assert job is not None
+            job()
+            job = None  # drop references to the finished ask before idling
+            with self._lock:
+                self._idle.append(worker)
+
+
+#: The pool every manager's synchronous providers run on.
+WORKERS: Final = WorkerPool()
 
 
 class LoopThread:
@@ -121,3 +148,12 @@ def _serve(loop: asyncio.AbstractEventLoop, ready: threading.Event) -> None:
 def stop_loop_thread(runner: LoopThread) -> None:
     """Finalizer-friendly wrapper (holds no reference to the manager)."""
     runner.stop()
+
+
+def settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
+    """Set a result or exception unless the future is already done (loop thread only)."""
+    if not future.done():
+        if ok:
+            future.set_result(value)
+        else:
+            future.set_exception(value)

@@ -32,7 +32,6 @@ from ._model import (
     AskUserQuestionRequest,
     _kind,
 )
-from ._slot import _aborted
 
 if TYPE_CHECKING:
     from ._abort import AbortSignal
@@ -459,7 +458,7 @@ async def call(
     """
     try:
         if signal is not None and signal.aborted:
-            raise _aborted(signal)
+            raise signal.error()
         request = parse_arguments(raw, limits=limits, agent=agent, signal=signal)
         answer = await ui.ask(request, timeout=timeout)
     except UserInteractionError as err:

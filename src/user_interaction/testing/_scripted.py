@@ -24,7 +24,6 @@ from typing import (
     Any,
     Callable,
     Final,
-    Iterable,
     Mapping,
     Pattern,
     Sequence,
@@ -33,7 +32,6 @@ from typing import (
 )
 
 from user_interaction import (
-    ASK_ABORTED,
     PROVIDER_DISPOSED,
     AbortController,
     AbortSignal,
@@ -46,7 +44,7 @@ from user_interaction import (
 )
 
 if TYPE_CHECKING:
-    import asyncio
+    pass
 
 __all__ = [
     "FIRST_OPTION",
@@ -251,72 +249,6 @@ class _Problem:
 _Outcome = Union[AskUserQuestionAnswerItem, _Sentinel, Reject, _Problem]
 
 
-def _stopped(signal: AbortSignal) -> UserInteractionError:
-    reason = signal.reason
-    if isinstance(reason, UserInteractionError):
-        return UserInteractionError(reason.message, reason.code, cause=reason)
-    return UserInteractionError(
-        f"The ask was aborted: {reason!r}",
-        ASK_ABORTED,
-        cause=reason if isinstance(reason, BaseException) else None,
-    )
-
-
-class _Waiter:
-    """Waits (for a delay, an awaitable, or forever) until one of its signals fires."""
-
-    __slots__ = ("signals",)
-
-    def __init__(self, signals: Iterable[AbortSignal | None]) -> None:
-        self.signals = [signal for signal in signals if signal is not None]
-
-    def check(self) -> None:
-        for signal in self.signals:
-            if signal.aborted:
-                raise _stopped(signal)
-
-    async def wait(self, awaitable: Any = None, seconds: float | None = None) -> Any:
-        """The awaitable's result, or ``None`` after ``seconds`` (or never, with neither);
-        raises as soon as a signal fires."""
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-        stopped: asyncio.Future[AbortSignal] = loop.create_future()
-
-        def on_abort(signal: AbortSignal) -> Callable[[], None]:
-            def fire() -> None:
-                try:
-                    loop.call_soon_threadsafe(_settle, stopped, signal)
-                except RuntimeError:  # the loop is closed: nobody waits any more
-                    pass
-
-            return fire
-
-        removers = [signal.add_callback(on_abort(signal)) for signal in self.signals]
-        task: asyncio.Future[Any] | None = None
-        try:
-            waits: set[asyncio.Future[Any]] = {stopped}
-            if awaitable is not None:
-                task = asyncio.ensure_future(awaitable)
-                waits.add(task)
-            await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
-            if stopped.done():
-                raise _stopped(stopped.result())
-            return None if task is None else task.result()
-        finally:
-            for remove in removers:
-                remove()
-            if task is not None and not task.done():
-                task.cancel()
-            if not stopped.done():
-                stopped.cancel()
-
-
-def _settle(future: asyncio.Future[AbortSignal], signal: AbortSignal) -> None:
-    if not future.done():
-        future.set_result(signal)
-
-
 class ScriptedProvider:
     """A provider that answers from a script, for tests and headless runs.
 
@@ -505,14 +437,15 @@ class ScriptedProvider:
         with self._lock:
             self.requests.append(request)
             closing = self._closing.signal
-        waiter = _Waiter((closing, request.signal))
-        waiter.check()
+        signal = closing if request.signal is None else AbortSignal.any([closing, request.signal])
+        if signal.aborted:
+            raise signal.error()
         items: list[AskUserQuestionAnswerItem] = []
         problems: list[str] = []
         rejection: Reject | None = None
         silent = False
         for item in request.questions:
-            outcome = await self._outcome(item, waiter)
+            outcome = await self._outcome(item, signal)
             if isinstance(outcome, AskUserQuestionAnswerItem):
                 items.append(outcome)
             elif isinstance(outcome, _Problem):
@@ -523,10 +456,13 @@ class ScriptedProvider:
                 silent = True
         if problems:
             raise self._fail(problems)
-        if self.delay:
-            await waiter.wait(seconds=self.delay)
-        if silent:
-            await waiter.wait()
+        if self.delay or silent:
+            import asyncio
+
+            if self.delay:
+                await signal.race(asyncio.sleep(self.delay))
+            if silent:  # stays silent until the ask ends
+                await signal.race(asyncio.get_running_loop().create_future())
         if rejection is not None:
             raise rejection.error()
         return AskUserQuestionAnswer(items)
@@ -542,7 +478,7 @@ class ScriptedProvider:
             self.failures.append(error)
         return error
 
-    async def _outcome(self, item: AskUserQuestionItem, waiter: _Waiter) -> _Outcome:
+    async def _outcome(self, item: AskUserQuestionItem, signal: AbortSignal) -> _Outcome:
         spec = self._lookup(item)
         if spec is None:
             scripted = ", ".join(map(repr, self._by_id)) or "none"
@@ -563,7 +499,7 @@ class ScriptedProvider:
                 try:
                     result = spec(item)
                     if hasattr(result, "__await__"):
-                        result = await waiter.wait(result)
+                        result = await signal.race(result)
                 except UserInteractionError:
                     raise
                 except Exception as exc:

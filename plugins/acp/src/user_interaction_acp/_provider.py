@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from functools import partial
 from typing import TYPE_CHECKING, Final, TypeVar
 
@@ -10,7 +9,6 @@ from acp import RequestError
 from acp.schema import ElicitationFormSessionMode
 
 from user_interaction import (
-    ASK_ABORTED,
     ASK_CANCELLED,
     PROVIDER_FAILED,
     AbortSignal,
@@ -61,30 +59,23 @@ class AcpProvider:
         bridge = turn.bridge
         connection = bridge.require_connection()
         signals = [s for s in (request.signal, turn.signal) if s is not None]
-        for signal in signals:
-            if signal.aborted:
-                raise _aborted(signal)
-        loop = asyncio.get_running_loop()
-        stop: asyncio.Future[UserInteractionError] = loop.create_future()
-        removers = [signal.add_callback(_stopper(loop, stop, signal)) for signal in signals]
-        try:
-            if bridge.supports_form:
+        stop = signals[0] if len(signals) == 1 else AbortSignal.any(signals)
+        if stop.aborted:
+            raise stop.error()
+        if bridge.supports_form:
+            try:
+                return await _ask_form(bridge, connection, turn, request, stop)
+            except _FormNotServed as refused:
+                bridge.refuse_form()  # and ask the way a client without forms is asked
                 try:
-                    return await _ask_form(bridge, connection, turn, request, stop)
-                except _FormNotServed as refused:
-                    bridge.refuse_form()  # and ask the way a client without forms is asked
-                    try:
-                        check_permission_fallback(
-                            request.questions,
-                            "advertised form elicitation but does not serve "
-                            f"elicitation/create ({refused.cause})",
-                        )
-                    except UserInteractionError as error:
-                        raise error from refused.cause
-            return await _ask_permissions(bridge, connection, turn, request, stop)
-        finally:
-            for remove in removers:
-                remove()
+                    check_permission_fallback(
+                        request.questions,
+                        "advertised form elicitation but does not serve "
+                        f"elicitation/create ({refused.cause})",
+                    )
+                except UserInteractionError as error:
+                    raise error from refused.cause
+        return await _ask_permissions(bridge, connection, turn, request, stop)
 
 
 class _FormNotServed(Exception):
@@ -98,7 +89,7 @@ async def _ask_form(
     connection: ClientConnection,
     turn: AcpTurn,
     request: AskUserQuestionRequest,
-    stop: asyncio.Future[UserInteractionError],
+    stop: AbortSignal,
 ) -> AskUserQuestionAnswer:
     plan = FormPlan(request.questions)
     mode = ElicitationFormSessionMode(
@@ -124,7 +115,7 @@ async def _ask_permissions(
     connection: ClientConnection,
     turn: AcpTurn,
     request: AskUserQuestionRequest,
-    stop: asyncio.Future[UserInteractionError],
+    stop: AbortSignal,
 ) -> AskUserQuestionAnswer:
     check_permission_fallback(request.questions)
     answers = []
@@ -148,7 +139,7 @@ async def _ask_permissions(
 async def _send(
     bridge: AcpBridge,
     send: Callable[[], Awaitable[_T]],
-    stop: asyncio.Future[UserInteractionError],
+    stop: AbortSignal,
     method: str,
 ) -> _T:
     """One request through the bridge; a transport or protocol failure becomes
@@ -181,36 +172,3 @@ def _turn_of(request: AskUserQuestionRequest) -> AcpTurn:
             "the turn as AskUserQuestionRequest(..., agent=turn)."
         )
     return turn
-
-
-def _aborted(signal: AbortSignal) -> UserInteractionError:
-    """The error for an aborted signal: its reason's code when it has one (the manager
-    passes ``ASK_TIMEOUT`` or ``PROVIDER_DISPOSED`` this way), else ``ASK_ABORTED``."""
-    reason = signal.reason
-    if isinstance(reason, UserInteractionError):
-        return UserInteractionError(reason.message, reason.code, cause=reason)
-    return UserInteractionError(
-        f"The question was aborted: {reason!r}",
-        ASK_ABORTED,
-        cause=reason if isinstance(reason, BaseException) else None,
-    )
-
-
-def _stopper(
-    loop: asyncio.AbstractEventLoop,
-    stop: asyncio.Future[UserInteractionError],
-    signal: AbortSignal,
-) -> Callable[[], None]:
-    """A signal callback (run in any thread) that settles ``stop`` with the abort error."""
-
-    def settle() -> None:
-        if not stop.done():
-            stop.set_result(_aborted(signal))
-
-    def fire() -> None:
-        try:
-            loop.call_soon_threadsafe(settle)
-        except RuntimeError:  # the loop has closed: nobody waits any more
-            pass
-
-    return fire

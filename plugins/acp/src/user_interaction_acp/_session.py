@@ -220,12 +220,10 @@ class AcpBridge:
             )
         return connection
 
-    async def request(
-        self, send: Callable[[], Awaitable[T]], stop: asyncio.Future[UserInteractionError]
-    ) -> T:
+    async def request(self, send: Callable[[], Awaitable[T]], stop: AbortSignal) -> T:
         """Run ``send()`` (one request to the client) on the connection's loop and return
-        its result, unless ``stop`` settles first: then the request is withdrawn and
-        ``stop``'s error raised. Leaving early in any other way (cancellation) withdraws
+        its result, unless ``stop`` fires first: then the request is withdrawn and
+        ``stop.error()`` raised. Leaving early in any other way (cancellation) withdraws
         it too."""
         here = asyncio.get_running_loop()
         there = self._loop if self._loop is not None and not self._loop.is_closed() else here
@@ -251,11 +249,8 @@ class AcpBridge:
             except RuntimeError as exc:  # closed since the check above
                 raise ConnectionError("The ACP connection's event loop has closed.") from exc
         result.add_done_callback(_consume)
-        try:
-            await asyncio.wait((result, stop), return_when=asyncio.FIRST_COMPLETED)
-            if stop.done():
-                raise stop.result()
-            return result.result()
+        try:  # shielded: on abort the request is withdrawn below, not just cancelled
+            return await stop.race(asyncio.shield(result))
         finally:
             if not result.done():
                 if there is here:

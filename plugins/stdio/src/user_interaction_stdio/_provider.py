@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
-from typing import TYPE_CHECKING, Final, TextIO, TypeVar
+from typing import Final, TextIO
 
 from user_interaction import (
     ASK_ABORTED,
     ASK_TIMEOUT,
     PROVIDER_DISPOSED,
+    AbortController,
+    AbortSignal,
     AskUserQuestionAnswer,
     AskUserQuestionAnswerItem,
     AskUserQuestionItem,
@@ -22,60 +24,9 @@ from user_interaction import (
 from . import _console
 from ._text import PROMPT, interpret, render_question
 
-if TYPE_CHECKING:
-    from user_interaction import AbortSignal
-
 __all__ = ["StdioProvider"]
 
-T = TypeVar("T")
-
 _WITHDRAWN: Final = "the question was withdrawn"
-
-
-class _Call:
-    """One ask in progress: its event loop, and a future that abort and dispose settle."""
-
-    __slots__ = ("loop", "stopped")
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
-        self.stopped: asyncio.Future[UserInteractionError] = loop.create_future()
-
-    def stop(self, error: UserInteractionError) -> None:
-        """End the ask with ``error`` (from any thread)."""
-        try:
-            self.loop.call_soon_threadsafe(self._stop, error)
-        except RuntimeError:  # the loop is closed: nothing waits any more
-            pass
-
-    def _stop(self, error: UserInteractionError) -> None:
-        if not self.stopped.done():
-            self.stopped.set_result(error)
-
-    def close(self) -> None:
-        if not self.stopped.done():
-            self.stopped.cancel()
-
-    async def wait(self, future: asyncio.Future[T]) -> T:
-        """``future``'s result, unless the ask is stopped first (then its error)."""
-        if not future.done():
-            await asyncio.wait((future, self.stopped), return_when=asyncio.FIRST_COMPLETED)
-        if self.stopped.done() and not self.stopped.cancelled():
-            raise self.stopped.result()
-        return future.result()
-
-
-def _aborted(signal: AbortSignal) -> UserInteractionError:
-    """The error for an aborted signal: its reason's code when it has one (the manager
-    passes ``ASK_TIMEOUT`` or ``PROVIDER_DISPOSED`` this way), else ``ASK_ABORTED``."""
-    reason = signal.reason
-    if isinstance(reason, UserInteractionError):
-        return UserInteractionError(reason.message, reason.code, cause=reason)
-    return UserInteractionError(
-        f"The question was aborted: {reason!r}",
-        ASK_ABORTED,
-        cause=reason if isinstance(reason, BaseException) else None,
-    )
 
 
 def _disposed() -> UserInteractionError:
@@ -90,12 +41,16 @@ def _end_of_input(console: _console.Console | None = None) -> UserInteractionErr
     return UserInteractionError(message, ASK_ABORTED, cause=failure)
 
 
-def _notice(error: BaseException) -> str | None:
+def _notice(signal: AbortSignal, error: BaseException) -> str | None:
     """The line shown when a question on screen stops waiting, or ``None`` for none."""
-    if isinstance(error, asyncio.CancelledError):
+    if signal.aborted:  # why the ask ended, even when that reached us as a cancellation
+        error = signal.error()
+    elif isinstance(error, asyncio.CancelledError):
         return f"(cancelled: {_WITHDRAWN})"
     if not isinstance(error, UserInteractionError):
         return None
+    if isinstance(error.__cause__, asyncio.CancelledError):  # the caller was cancelled
+        return f"(cancelled: {_WITHDRAWN})"
     if error.code == PROVIDER_DISPOSED:
         return f"(closed: {_WITHDRAWN})"
     if error.code == ASK_TIMEOUT:
@@ -129,7 +84,7 @@ class StdioProvider:
         self._lock = threading.Lock()
         self._console: _console.Console | None = None
         self._disposed = False
-        self._calls: set[_Call] = set()
+        self._stops: set[AbortController] = set()  # one per ask in progress, for dispose()
 
     def __repr__(self) -> str:
         state = "disposed" if self._disposed else "active"
@@ -142,29 +97,23 @@ class StdioProvider:
     @hookimpl
     async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
         """Show the questions of ``request`` in order and read one answer for each."""
-        signal = request.signal
-        if signal is not None and signal.aborted:
-            raise _aborted(signal)
+        stop = AbortController()  # dispose() ends this ask through it
+        signal = stop.signal
+        if request.signal is not None:
+            signal = AbortSignal.any([request.signal, signal])
+        if signal.aborted:
+            raise signal.error()
         console = self._claim()
         if console.eof:
             raise _end_of_input(console)
-        call = _Call(asyncio.get_running_loop())
         with self._lock:
             if self._disposed:
                 raise _disposed()
-            self._calls.add(call)
-        remove_listener = None
-        if signal is not None:
-            aborting = signal
-
-            def on_abort() -> None:
-                call.stop(_aborted(aborting))
-
-            remove_listener = signal.add_callback(on_abort)
+            self._stops.add(stop)
         try:
-            turn = console.turns.request(call.loop)
+            turn = console.turns.request(asyncio.get_running_loop())
             try:
-                await call.wait(turn)
+                await signal.race(turn)
             except BaseException:
                 console.turns.abandon(turn)
                 raise
@@ -172,16 +121,13 @@ class StdioProvider:
                 if console.eof:  # the ask before this one met the end of input
                     raise _end_of_input(console)
                 answers = [
-                    await self._ask_question(console, call, item) for item in request.questions
+                    await self._ask_question(console, signal, item) for item in request.questions
                 ]
             finally:
                 console.turns.release()
         finally:
-            if remove_listener is not None:
-                remove_listener()
             with self._lock:
-                self._calls.discard(call)
-            call.close()
+                self._stops.discard(stop)
         return AskUserQuestionAnswer(answers)
 
     def dispose(self) -> None:
@@ -191,11 +137,11 @@ class StdioProvider:
             if self._disposed:
                 return
             self._disposed = True
-            calls = list(self._calls)
-            self._calls.clear()
+            stops = list(self._stops)
+            self._stops.clear()
             console, self._console = self._console, None
-        for call in calls:
-            call.stop(_disposed())
+        for stop in stops:
+            stop.abort(_disposed())
         if console is not None:
             _console.release(console)
 
@@ -213,25 +159,25 @@ class StdioProvider:
             return self._console
 
     async def _ask_question(
-        self, console: _console.Console, call: _Call, item: AskUserQuestionItem
+        self, console: _console.Console, signal: AbortSignal, item: AskUserQuestionItem
     ) -> AskUserQuestionAnswerItem:
         self._write(render_question(item))
         while True:
-            line = await self._read_line(console, call)
+            line = await self._read_line(console, signal)
             result = interpret(item, line)
             if isinstance(result, AskUserQuestionAnswerItem):
                 return result
             self._write(result + "\n")
 
-    async def _read_line(self, console: _console.Console, call: _Call) -> str:
-        future, prompted = console.read_line(call.loop, PROMPT)
+    async def _read_line(self, console: _console.Console, signal: AbortSignal) -> str:
+        future, prompted = console.read_line(asyncio.get_running_loop(), PROMPT)
         try:
             if not prompted:
                 self._write(PROMPT)
-            line = await call.wait(future)
+            line = await signal.race(future)
         except BaseException as exc:
             console.withdraw(future)
-            notice = f"(closed: {_WITHDRAWN})" if self._disposed else _notice(exc)
+            notice = f"(closed: {_WITHDRAWN})" if self._disposed else _notice(signal, exc)
             if notice is not None:
                 self._write_quietly(f"\n{notice}\n")
             raise

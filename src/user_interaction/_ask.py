@@ -1,0 +1,297 @@
+"""One ask, from admission to teardown: the single path every ask takes.
+
+``UserInteraction.ask`` checks the request and hands it, with the active registration, to
+an :class:`_Ask`, which:
+
+1. is admitted by the registration (waiting for its turn on a serial provider, following a
+   swap to the provider swapped in);
+2. calls the provider with a request carrying a signal of the ask's own: an async provider
+   (or the awaitable a plain ``def ask`` returned) as a task on the caller's loop, started
+   eagerly on 3.12+; a sync provider on a reused worker thread;
+3. if the call did not finish at once, waits on one future that the answer, the caller's
+   signal, the timeout, disposal or the caller's cancellation settles, whichever is first
+   (only then are a signal listener and a timer set up);
+4. tears down: leaves the registration and, if the ask ended without the provider's
+   answer, fires the provider's signal and cancels the provider's task;
+5. validates the answer against the caller's request.
+
+Nothing but the caller's own ``await`` is ever interrupted: the caller's task is never
+cancelled from outside.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any, Final
+
+from ._abort import AbortController, discard_awaitable
+from ._errors import ASK_ABORTED, ASK_TIMEOUT, UserInteractionError
+from ._model import AskUserQuestionAnswer, AskUserQuestionRequest
+from ._registration import ADMITTED, QUEUED, Registration, _aio, disposed_error, provider_error
+from ._validation import validate_answer
+
+if TYPE_CHECKING:
+    import asyncio
+
+__all__ = ["run_ask"]
+
+_EAGER: Final = sys.version_info >= (3, 12)
+
+Outcome = tuple[bool, Any]  # (True, the provider's result) or (False, what the caller raises)
+
+
+async def run_ask(
+    registration: Registration, request: AskUserQuestionRequest, timeout: float | None
+) -> AskUserQuestionAnswer:
+    """Ask ``registration``'s provider (or its successors') and return the valid answer."""
+    return await _Ask(registration, request, timeout).run()
+
+
+class _Ask:
+    """One ask's state while it is admitted, called and waited for."""
+
+    __slots__ = (
+        "__weakref__",
+        "_armed",
+        "_awaitable",
+        "_controller",
+        "_listener",
+        "_loop",
+        "_outcome",
+        "_registration",
+        "_request",
+        "_task",
+        "_timeout",
+        "_timer",
+    )
+
+    def __init__(
+        self, registration: Registration, request: AskUserQuestionRequest, timeout: float | None
+    ) -> None:
+        self._registration = registration
+        self._request = request
+        self._timeout = timeout
+        self._controller = AbortController()
+        self._loop: asyncio.AbstractEventLoop = None  # type: ignore[assignment]  # set by run()
+        self._outcome: asyncio.Future[Any] | None = None  # what the caller is waiting on
+        self._task: asyncio.Task[Outcome] | None = None  # the provider's awaitable, running
+        self._awaitable: Any = None
+        self._armed = False
+        self._listener: Any = None
+        self._timer: asyncio.TimerHandle | None = None
+
+    async def run(self) -> AskUserQuestionAnswer:
+        loop = self._loop = _aio().get_running_loop()
+        deadline = None if self._timeout is None else loop.time() + self._timeout
+        registration = self._registration
+        holds_turn = answered = False
+        try:
+            while True:  # admission, following swaps
+                admitted = registration.admit(self)
+                if admitted == ADMITTED:
+                    break
+                if admitted == QUEUED:
+                    self._outcome = loop.create_future()
+                    self._arm(deadline)
+                    registration = await self._outcome
+                    break
+                successor = registration.successor
+                if successor is None:
+                    raise disposed_error()
+                registration = successor
+            self._registration = registration
+            holds_turn = registration.serial
+            signal = self._controller.signal
+            if signal.aborted:  # ended while it was being admitted
+                raise signal.error()
+            provider_request = AskUserQuestionRequest(
+                self._request.questions, self._request.agent, signal
+            )
+            holds_turn = False  # from here on the provider call holds the turn
+            outcome = self._call(registration, provider_request)
+            if outcome is None:
+                self._outcome = loop.create_future()
+                self._arm(deadline)
+                outcome = await self._outcome
+            answered = True
+        finally:
+            if self._armed:
+                self._disarm()
+            registration.leave(self)
+            if holds_turn:
+                registration.release()
+            if not answered:
+                self._controller.abort(_caller_left())
+                task = self._task
+                if task is not None:
+                    task.cancel()
+        ok, value = outcome
+        if not ok:
+            raise value
+        return validate_answer(self._request, value)
+
+    # -- the provider call ---------------------------------------------------------------
+
+    def _call(self, registration: Registration, request: AskUserQuestionRequest) -> Outcome | None:
+        """Start the provider call: its outcome if it finished at once, else ``None``."""
+        if not registration.is_async:
+            self._start_thread(registration, request)
+            return None
+        try:
+            awaitable = registration.call(request)
+        except BaseException as exc:
+            self._ended()
+            return False, provider_error(exc)
+        return self._start_task(awaitable)
+
+    def _start_task(self, awaitable: Any) -> Outcome | None:
+        """Run ``awaitable`` as the provider's task; its outcome if it finished at once."""
+        asyncio = _aio()
+        loop = self._loop
+        coroutine = _guarded(awaitable)
+        if _EAGER:
+            task = asyncio.Task(coroutine, loop=loop, eager_start=True)
+        else:
+            task = loop.create_task(coroutine)
+        if task.done():
+            self._ended()
+            result: Outcome = task.result()
+            return result
+        self._task = task
+        self._awaitable = awaitable
+        task.add_done_callback(self._task_done)
+        return None
+
+    def _task_done(self, task: asyncio.Task[Outcome]) -> None:
+        if task.cancelled():  # cancelled before it ever ran
+            discard_awaitable(self._awaitable)
+            outcome: Outcome = (False, disposed_error())
+        else:
+            outcome = task.result()
+        self._awaitable = None
+        self._ended(outcome)
+
+    def _start_thread(self, registration: Registration, request: AskUserQuestionRequest) -> None:
+        import contextvars
+
+        from ._runtime import WORKERS
+
+        loop = self._loop
+        call = registration.call
+        context = contextvars.copy_context()
+
+        def job() -> None:
+            try:
+                outcome: Outcome = (True, context.run(call, request))
+            except BaseException as exc:  # handed to the caller, never lost
+                outcome = (False, provider_error(exc))
+            try:
+                loop.call_soon_threadsafe(self._thread_done, outcome)
+            except RuntimeError:  # the caller's loop is closed: nobody waits any more
+                if outcome[0] and hasattr(outcome[1], "__await__"):
+                    discard_awaitable(outcome[1])
+                if registration.serial:
+                    registration.release()
+
+        WORKERS.submit(job)
+
+    def _thread_done(self, outcome: Outcome) -> None:
+        ok, value = outcome
+        if ok and hasattr(value, "__await__"):  # a plain def ask returned an awaitable
+            waiting = self._outcome
+            if waiting is None or waiting.done():  # the ask is over: do not start it
+                discard_awaitable(value)
+                self._ended()
+                return
+            finished = self._start_task(value)
+            if finished is not None:
+                self._settle(finished)
+            return
+        self._ended(outcome)
+
+    def _ended(self, outcome: Outcome | None = None) -> None:
+        """The provider call returned: pass the serial turn on, hand the caller the outcome."""
+        if self._registration.serial:
+            self._registration.release()
+        if outcome is not None:
+            self._settle(outcome)
+
+    def _settle(self, outcome: Outcome) -> None:
+        waiting = self._outcome
+        if waiting is not None and not waiting.done():
+            waiting.set_result(outcome)
+
+    # -- ending without the provider's answer --------------------------------------------
+
+    def fail(self, error: UserInteractionError) -> None:
+        """End the ask with ``error`` (the first ending wins). Safe from any thread."""
+        self._controller.abort(error)
+        try:
+            self._loop.call_soon_threadsafe(self._fail, error)
+        except RuntimeError:  # the caller's loop is closed: nobody waits any more
+            pass
+
+    def _fail(self, error: UserInteractionError) -> None:
+        waiting = self._outcome
+        if waiting is not None and not waiting.done():
+            waiting.set_exception(error)
+        task = self._task
+        if task is not None:
+            task.cancel()
+
+    def grant(self, registration: Registration) -> bool:
+        """Give this queued ask its turn on ``registration``; False if its loop is gone."""
+        try:
+            self._loop.call_soon_threadsafe(self._grant, registration)
+        except RuntimeError:
+            return False
+        return True
+
+    def _grant(self, registration: Registration) -> None:
+        waiting = self._outcome
+        if waiting is None or waiting.done():  # it stopped waiting meanwhile
+            registration.leave(self)
+            if registration.serial:
+                registration.release()
+        else:
+            waiting.set_result(registration)
+
+    def _arm(self, deadline: float | None) -> None:
+        """Listen for the caller's signal and the timeout, once the ask really waits."""
+        if self._armed:
+            return
+        self._armed = True
+        signal = self._request.signal
+        if signal is not None:
+            self._listener = signal.add_callback(lambda: self.fail(signal.error()))
+        if deadline is not None:
+            self._timer = self._loop.call_at(deadline, self._timed_out)
+
+    def _disarm(self) -> None:
+        if self._listener is not None:
+            self._listener()
+        if self._timer is not None:
+            self._timer.cancel()
+
+    def _timed_out(self) -> None:
+        error = UserInteractionError(f"No answer within {self._timeout:g} s.", ASK_TIMEOUT)
+        self._controller.abort(error)
+        self._fail(error)
+
+
+def _caller_left() -> UserInteractionError:
+    """The reason the provider's signal gives when the caller's task was cancelled (or
+    otherwise stopped waiting): ``ASK_ABORTED``, caused by a ``CancelledError``."""
+    return UserInteractionError(
+        "The caller stopped waiting for the answer.",
+        ASK_ABORTED,
+        cause=_aio().CancelledError(),
+    )
+
+
+async def _guarded(awaitable: Any) -> Outcome:
+    """Await the provider; whatever it raises becomes an outcome, never escapes a task."""
+    try:
+        return True, await awaitable
+    except BaseException as exc:
+        return False, provider_error(exc)
