@@ -196,3 +196,156 @@ def test_repr() -> None:
     assert "pending" in repr(controller.signal)
     controller.abort("r")
     assert "aborted" in repr(controller)
+
+
+# -- durations of any length ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("huge", [1e10, 1e300, float("inf")])
+def test_a_huge_timeout_never_fires_and_never_disturbs_other_timers(huge: float) -> None:
+    never = AbortSignal.timeout(huge)
+    soon = AbortSignal.timeout(0.01)
+    deadline = time.monotonic() + 5
+    while not soon.aborted and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert soon.aborted  # the timer thread survived the huge one
+    later = AbortSignal.timeout(0.01)  # ... and keeps serving new timers
+    while not later.aborted and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert later.aborted
+    assert not never.aborted
+
+
+def test_dropped_timeout_signals_do_not_pile_up() -> None:
+    import tracemalloc
+
+    def make(count: int) -> None:
+        for _ in range(count):
+            AbortSignal.timeout(1e6)
+
+    make(5_000)  # warm up: the heap reaches its swept size
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        make(50_000)
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 1_000_000, f"{grown} bytes kept for 50,000 dropped timeout signals"
+
+
+def test_any_leaves_nothing_on_a_long_lived_source() -> None:
+    import tracemalloc
+
+    shutdown = AbortController()
+
+    def ask_many(count: int) -> None:
+        for _ in range(count):
+            per_ask = AbortController()
+            combined = AbortSignal.any([shutdown.signal, per_ask.signal])
+            assert not combined.aborted
+
+    ask_many(1_000)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        ask_many(100_000)
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 200_000, f"{grown} bytes left on the long-lived signal by 100k asks"
+    fired: list[int] = []
+    shutdown.signal.add_callback(lambda: fired.append(1))
+    shutdown.abort()  # nothing stale is left to call
+    assert fired == [1]
+
+
+# -- the provider toolkit: error() and race() -----------------------------------------
+
+
+def test_error_is_the_reason_when_it_is_a_user_interaction_error() -> None:
+    timeout = UserInteractionError("Timed out.", ASK_TIMEOUT)
+    controller = AbortController()
+    controller.abort(timeout)
+    assert controller.signal.error() is timeout
+
+
+def test_error_wraps_other_reasons_as_ask_aborted() -> None:
+    controller = AbortController()
+    cause = OSError("gone")
+    controller.abort(cause)
+    error = controller.signal.error()
+    assert error.code == ASK_ABORTED
+    assert error.__cause__ is cause
+    plain = AbortController()
+    plain.abort("user pressed stop")
+    assert plain.signal.error().message == "The ask was aborted: user pressed stop"
+    assert plain.signal.error().__cause__ is None
+
+
+def test_error_before_the_signal_fired_is_a_runtime_error() -> None:
+    with pytest.raises(RuntimeError):
+        AbortController().signal.error()
+
+
+def test_race_returns_the_result_when_the_awaitable_wins() -> None:
+    async def main() -> str:
+        async def quick() -> str:
+            return "done"
+
+        return await AbortController().signal.race(quick())
+
+    assert asyncio.run(main()) == "done"
+
+
+def test_race_cancels_the_awaitable_and_raises_when_the_signal_wins() -> None:
+    unwound: list[bool] = []
+
+    async def slow() -> None:
+        try:
+            await asyncio.sleep(3600)
+        finally:
+            unwound.append(True)
+
+    async def main() -> None:
+        controller = AbortController()
+        threading.Timer(0.02, controller.abort, ["stop"]).start()  # from another thread
+        with pytest.raises(UserInteractionError) as info:
+            await controller.signal.race(slow())
+        assert info.value.code == ASK_ABORTED
+
+    asyncio.run(main())
+    assert unwound == [True]
+
+
+def test_race_on_an_aborted_signal_never_starts_the_awaitable() -> None:
+    started: list[bool] = []
+
+    async def work() -> None:
+        started.append(True)
+
+    async def main() -> None:
+        controller = AbortController()
+        controller.abort(UserInteractionError("late", ASK_TIMEOUT))
+        with pytest.raises(UserInteractionError) as info:
+            await controller.signal.race(work())  # closed, no "never awaited" warning
+        assert info.value.code == ASK_TIMEOUT
+
+    asyncio.run(main())
+    assert started == []
+
+
+def test_race_lets_the_callers_own_cancellation_through() -> None:
+    async def main() -> None:
+        signal = AbortController().signal
+        task = asyncio.ensure_future(signal.race(asyncio.sleep(3600)))
+        await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
