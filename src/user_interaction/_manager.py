@@ -32,6 +32,7 @@ from ._errors import (
     UserInteractionError,
 )
 from ._model import AskUserQuestionAnswer, AskUserQuestionRequest
+from ._prompts import _Prompts
 from ._reload import reimport_provider
 from ._slot import (
     _EAGER,
@@ -59,7 +60,7 @@ ProviderSource = Union[object, str]
 _CLOSED_POLL: Final = 0.5
 
 
-class UserInteraction:
+class UserInteraction(_Prompts):
     """One context: at most one active provider, and the asks that go to it.
 
     Use as a context manager (sync or async) to dispose the provider on exit.
