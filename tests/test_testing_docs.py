@@ -57,7 +57,7 @@ def test_testing_examples_pass(pytester: pytest.Pytester) -> None:
     examples = files(TESTING)
     assert "setup_agent.py" in examples
     result = run_examples(pytester, examples)
-    result.assert_outcomes(passed=9)
+    result.assert_outcomes(passed=12)
 
 
 def test_testing_answers_file_example_is_valid(tmp_path: Path) -> None:

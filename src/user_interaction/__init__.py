@@ -3,7 +3,9 @@ validated answers back.
 
 Build an :class:`AskUserQuestionRequest`, activate a provider on a
 :class:`UserInteraction` (``register_provider()`` or ``use("stdio")``), then
-``await ui.ask(request)`` or ``ui.ask_sync(request)``. Every failure is a
+``await ui.ask(request)`` or ``ui.ask_sync(request)`` — or ask one question in one line
+with ``ui.confirm()``, ``select()``, ``checkbox()`` or ``text()`` (each with a ``_sync``
+twin), and guard a function with :func:`require_approval`. Every failure is a
 :class:`UserInteractionError` whose ``code`` is one of the constants exported here.
 """
 
@@ -35,6 +37,7 @@ from ._errors import (
 from ._hooks import AskSpec, Provider, hookimpl, hookspec
 
 if TYPE_CHECKING:
+    from ._approval import require_approval
     from ._discovery import ENTRY_POINT_GROUP, PROVIDER_ENV, ProviderInfo
     from ._manager import UserInteraction
     from ._model import (
@@ -59,6 +62,7 @@ _LAZY = {
     "AskUserQuestionItem": "_model",
     "AskUserQuestionOption": "_model",
     "AskUserQuestionRequest": "_model",
+    "require_approval": "_approval",
 }
 
 
@@ -115,4 +119,5 @@ __all__ = [
     "__version__",
     "hookimpl",
     "hookspec",
+    "require_approval",
 ]

@@ -19,6 +19,7 @@ from ._ask import run_ask
 from ._discovery import ProviderInfo, find_provider, installed_providers
 from ._errors import DUPLICATE_PROVIDER, INVALID_REQUEST, NO_PROVIDER, UserInteractionError
 from ._model import AskUserQuestionAnswer, AskUserQuestionRequest
+from ._prompts import _Prompts
 from ._registration import (
     Disposer,
     Registration,
@@ -44,7 +45,7 @@ _CLOSED_POLL: Final = 0.5
 _EAGER: Final = sys.version_info >= (3, 12)
 
 
-class UserInteraction:
+class UserInteraction(_Prompts):
     """One context: at most one active provider, and the asks that go to it.
 
     Use as a context manager (sync or async) to dispose the provider on exit.

@@ -51,12 +51,12 @@ def request(*questions: dict[str, Any]) -> dict[str, Any]:
 class Session:
     """The driver as a child process: through pipes (``pipe``) or a pseudo-terminal (``tty``)."""
 
-    def __init__(self, mode: str, plan: dict[str, Any]) -> None:
+    def __init__(self, mode: str, plan: dict[str, Any], *, driver: str = DRIVER) -> None:
         self.mode = mode
         env = {k: v for k, v in os.environ.items() if k != "USER_INTERACTION_PROVIDER"}
         env["PYTHONUNBUFFERED"] = "1"
         env["TERM"] = "dumb"  # no colour or bracketed-paste sequences from readline
-        args = [DRIVER, json.dumps(plan)]
+        args = [driver, json.dumps(plan)]
         self.screen = io.StringIO()
         self.child: Any
         if mode == "tty":
