@@ -985,6 +985,16 @@ async def doc_scenario(name: str, ui: UserInteraction) -> ToolResult:
     if name in answers:
         ui.register_provider(Provider(answers[name]))
         return await tool.call(ui, main)
+    if name == "notes":
+        item = AskUserQuestionAnswerItem(
+            "config", ["Strict"], notes="but allow print() in scripts/"
+        )
+        provider = Provider(answer_with(item))
+        ui.register_provider(provider)
+        result = await tool.call(ui, doc_arguments("previews"))
+        (option, _) = provider.requests[0].questions[0].options
+        assert option.preview == '```toml\n[tool.ruff.lint]\nselect = ["ALL"]\n```'
+        return result
     if name == "no-provider":
         return await tool.call(ui, main)
     if name in ("invalid", "limits"):
@@ -1016,9 +1026,10 @@ def test_doc_shows_every_outcome() -> None:
             "no-provider",
             "invalid",
             "limits",
+            "notes",
         ]
     )
-    assert sorted(doc_blocks("arguments")) == ["invalid", "limits", "main"]
+    assert sorted(doc_blocks("arguments")) == ["invalid", "limits", "main", "previews"]
 
 
 @pytest.mark.parametrize("name", sorted(doc_blocks("model-sees")))
@@ -1033,6 +1044,7 @@ def test_doc_text_is_what_the_model_sees(name: str) -> None:
 
 def test_doc_arguments_match_the_schema() -> None:
     VALIDATOR.validate(doc_arguments("main"))
+    VALIDATOR.validate(doc_arguments("previews"))
     limited = Draft202012Validator(tool.parameters(DOC_LIMITS))
     limited.validate(doc_arguments("main"))
     assert not limited.is_valid(doc_arguments("limits"))
