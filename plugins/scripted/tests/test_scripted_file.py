@@ -222,6 +222,10 @@ BAD = [
         'text} or {"first_option": true, "notes": text}, got the keys custom, notes',
     ),
     ('{"answers": {"pkg": {"notes": "n"}}}', "answers.pkg: notes go beside a selection"),
+    (
+        '{"answers": {"pkg": {"selected": "x", "skip": true}}}',
+        'answers.pkg: expected {"selected": labels}, optionally with notes, got selected, skip',
+    ),
     ('{"default": {"first_option": false, "notes": "n"}}', "default: notes go beside a"),
     ('{"default": {"error": "ASK_CANCELED"}}', "default.error: expected an error code such"),
     ('{"default": {"error": "ASK_DECLINED", "message": 1}}', "default.message: expected a"),

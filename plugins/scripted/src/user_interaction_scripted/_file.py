@@ -117,10 +117,13 @@ def _noted(value: dict[str, Any], path: str) -> AnswerSpec:
         return with_notes(labels, notes)
     if rest == {"first_option"} and value["first_option"] is True and notes is not None:
         return with_notes(FIRST_OPTION, notes)
+    keys = ", ".join(sorted(value))
+    if notes is None:
+        raise _Invalid(path, f'expected {{"selected": labels}}, optionally with notes, got {keys}')
     raise _Invalid(
         path,
         'notes go beside a selection: expected {"selected": labels, "notes": text} or '
-        f'{{"first_option": true, "notes": text}}, got the keys {", ".join(sorted(value))}',
+        f'{{"first_option": true, "notes": text}}, got the keys {keys}',
     )
 
 
