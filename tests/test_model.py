@@ -170,3 +170,98 @@ def test_answer_from_dict_reports_the_path(data: object, message: str) -> None:
 def test_answer_item_from_dict_allows_missing_selected() -> None:
     parsed = AskUserQuestionAnswer.from_dict({"answers": [{"id": "a", "custom": "text"}]})
     assert parsed.answers[0] == AskUserQuestionAnswerItem("a", (), "text")
+
+
+def test_previews_and_notes_default_to_none_and_travel_only_when_set() -> None:
+    assert AskUserQuestionOption("x").preview is None
+    assert AskUserQuestionAnswerItem("id").notes is None
+    option = AskUserQuestionOption("pnpm", "fast", "```sh\npnpm install\n```")
+    assert option.to_dict() == {
+        "label": "pnpm",
+        "description": "fast",
+        "preview": "```sh\npnpm install\n```",
+    }
+    assert AskUserQuestionOption("npm", preview="npm ci").to_dict() == {
+        "label": "npm",
+        "preview": "npm ci",
+    }
+    noted = AskUserQuestionAnswerItem("pkg", ["npm"], notes="pin the version")
+    assert noted.to_dict() == {"id": "pkg", "selected": ["npm"], "notes": "pin the version"}
+    assert list(noted.to_dict()) == ["id", "selected", "notes"]
+    # notes come before custom (an item with both is invalid, but its wire form is stable)
+    both = AskUserQuestionAnswerItem("pkg", custom="yarn", notes="n").to_dict()
+    assert list(both) == ["id", "selected", "notes", "custom"]
+
+
+def test_previews_and_notes_round_trip() -> None:
+    data = {
+        "questions": [
+            {
+                "id": "layout",
+                "question": "Which layout?",
+                "options": [
+                    {"label": "grid", "description": "d", "preview": "+--+--+\n|  |  |"},
+                    {"label": "list", "preview": "- a\n- b"},
+                    {"label": "none"},
+                ],
+                "multiSelect": True,
+            }
+        ]
+    }
+    request = AskUserQuestionRequest.from_dict(data)
+    assert request.questions[0].options[1] == AskUserQuestionOption("list", None, "- a\n- b")
+    assert request.to_dict() == data
+    answer_data = {"answers": [{"id": "layout", "selected": ["grid"], "notes": "tighter"}]}
+    answer = AskUserQuestionAnswer.from_dict(answer_data)
+    assert answer.answers[0] == AskUserQuestionAnswerItem("layout", ("grid",), None, "tighter")
+    assert answer.to_dict() == answer_data
+
+
+def test_wire_data_without_previews_or_notes_is_unchanged() -> None:
+    data = {
+        "questions": [
+            {"id": "pkg", "question": "Which?", "options": [{"label": "a", "description": "d"}]}
+        ]
+    }
+    assert AskUserQuestionRequest.from_dict(data).to_dict() == data
+    answers = {"answers": [{"id": "pkg", "selected": ["a"]}, {"id": "x", "selected": []}]}
+    assert AskUserQuestionAnswer.from_dict(answers).to_dict() == answers
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            {
+                "questions": [
+                    {"id": "a", "question": "q", "options": [{"label": "x", "preview": 1}]}
+                ]
+            },
+            "questions[0].options[0].preview: expected a string, got a number",
+        ),
+        (
+            {
+                "questions": [
+                    {"id": "a", "question": "q", "options": [{"label": "x", "previews": ""}]}
+                ]
+            },
+            "questions[0].options[0].previews: unknown field (expected one of label, description, "
+            "preview)",
+        ),
+    ],
+)
+def test_preview_from_dict_reports_the_path(data: object, message: str) -> None:
+    with pytest.raises(UserInteractionError) as info:
+        AskUserQuestionRequest.from_dict(data)
+    assert info.value.code == INVALID_REQUEST
+    assert info.value.message == message
+
+
+def test_notes_from_dict_reports_the_path() -> None:
+    with pytest.raises(UserInteractionError) as info:
+        AskUserQuestionAnswer.from_dict({"answers": [{"id": "a", "selected": ["x"], "notes": []}]})
+    assert info.value.code == INVALID_REQUEST
+    assert info.value.message == "answers[0].notes: expected a string, got an array"
+    # null is the same as absent, as for every optional field
+    parsed = AskUserQuestionAnswer.from_dict({"answers": [{"id": "a", "notes": None}]})
+    assert parsed.answers[0].notes is None

@@ -18,7 +18,7 @@ from user_interaction import (
     AskUserQuestionItem,
     AskUserQuestionRequest,
 )
-from user_interaction.testing import SKIP, ScriptedProvider, custom, reject
+from user_interaction.testing import SKIP, ScriptedProvider, custom, reject, with_notes
 from user_interaction.testing.conformance import ConformanceDriver, ProviderConformance
 
 pytest_plugins = ["pytester"]
@@ -59,6 +59,11 @@ class ScriptedHuman(ConformanceDriver):
     def answer(self, question: AskUserQuestionItem, labels: Sequence[str]) -> None:
         self._reply(question).set_result(list(labels))
 
+    def answer_with_notes(
+        self, question: AskUserQuestionItem, labels: Sequence[str], notes: str
+    ) -> None:
+        self._reply(question).set_result(with_notes(labels, notes))
+
     def answer_custom(self, question: AskUserQuestionItem, text: str) -> None:
         self._reply(question).set_result(custom(text))
 
@@ -91,6 +96,11 @@ class AdvanceScriptedDriver(ConformanceDriver):
 
     def answer(self, question: AskUserQuestionItem, labels: Sequence[str]) -> None:
         self.provider.answer({question.id: list(labels)})
+
+    def answer_with_notes(
+        self, question: AskUserQuestionItem, labels: Sequence[str], notes: str
+    ) -> None:
+        self.provider.answer({question.id: with_notes(labels, notes)})
 
     def answer_custom(self, question: AskUserQuestionItem, text: str) -> None:
         self.provider.answer({question.id: custom(text)})
@@ -263,6 +273,139 @@ Driver.screen_text = lambda self: "".join(self.provider.screen)
     result = run_broken(pytester, patch, "test_control_sequences")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*control sequences reached the screen verbatim*"])
+
+
+NOTES = """
+async def answer_with_notes(self, question, labels, notes):
+    future = self.provider.replies.setdefault(
+        question.id, asyncio.get_running_loop().create_future()
+    )
+    future.set_result(self.noted(question, labels, notes))
+Driver.answer_with_notes = answer_with_notes
+Driver.noted = lambda self, question, labels, notes: AskUserQuestionAnswerItem(
+    question.id, labels, notes=notes
+)
+"""
+
+
+def test_catches_notes_the_human_never_wrote(pytester: pytest.Pytester) -> None:
+    patch = """
+def item(self, question, labels):
+    return AskUserQuestionAnswerItem(question.id, labels, notes="made up")
+Driver.item = item
+"""
+    result = run_broken(pytester, patch, "test_multi_select_answer")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["*the human wrote no notes, but the answer carries notes 'made up'*"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("item", "message"),
+    [
+        (
+            "labels",
+            "*a single-select note: expected the notes 'a darker shade' beside the selection, "
+            "got None",
+        ),
+        (
+            "custom=notes",
+            "*a single-select note: expected a selection, got custom text 'a darker shade'*",
+        ),
+        (
+            "(), notes=notes",
+            "*answers with notes: expected an answer, but the ask failed with INVALID_ANSWER: "
+            "answers?0?.notes: notes go beside a selection, but nothing is selected*",
+        ),
+    ],
+    ids=["lost", "made-custom", "without-selection"],
+)
+def test_catches_wrong_notes(pytester: pytest.Pytester, item: str, message: str) -> None:
+    result = run_broken(pytester, NOTES.replace("labels, notes=notes", item), "test_notes")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([message])
+
+
+def test_catches_typed_text_split_into_notes(pytester: pytest.Pytester) -> None:
+    patch = """
+async def answer_custom(self, question, text):  # like a parser that splits at "#"
+    notes = text.split("#", 1)[1].strip()
+    await answer_with_notes(self, question, [question.options[0].label], notes)
+Driver.answer_custom = answer_custom
+"""
+    result = run_broken(pytester, NOTES + patch, "test_notes")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["*typed text must come back as custom text, without notes, got *notes='or any green*"]
+    )
+
+
+def test_notes_pass_with_a_provider_that_keeps_them(pytester: pytest.Pytester) -> None:
+    result = run_broken(pytester, NOTES, "test_notes")
+    result.assert_outcomes(passed=1)
+
+
+def test_skips_notes_when_the_driver_cannot_write_them(pytester: pytest.Pytester) -> None:
+    result = run_broken(pytester, "", "test_notes")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*Driver does not implement answer_with_notes()*"])
+
+
+def test_catches_a_provider_that_chokes_on_previews(pytester: pytest.Pytester) -> None:
+    patch = """
+class Choking(Broken):
+    async def reply(self, question):
+        for option in question.options:
+            if option.preview is not None and len(option.preview) > 500:
+                raise ValueError("preview too long for this UI")
+        return await super().reply(question)
+
+
+def make_provider(self):
+    self.provider = Choking()
+    return self.provider
+
+
+Driver.make_provider = make_provider
+"""
+    result = run_broken(pytester, patch, "test_previews or test_single_select_answer")
+    result.assert_outcomes(failed=1, passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*questions whose options have previews: expected an answer, but the ask failed "
+            "with PROVIDER_FAILED*preview too long for this UI*"
+        ]
+    )
+
+
+def test_catches_previews_leaking_control_sequences(pytester: pytest.Pytester) -> None:
+    patch = """
+class Terminal(Broken):
+    def __init__(self):
+        super().__init__()
+        self.screen = []
+
+    async def reply(self, question):
+        self.screen.append(question.question.encode("ascii", "backslashreplace").decode())
+        for option in question.options:
+            self.screen.append(repr(option.label) + repr(option.description))
+            self.screen.append(option.preview or "")  # only previews go out raw
+        return await super().reply(question)
+
+
+def make_provider(self):
+    self.provider = Terminal()
+    return self.provider
+
+
+Driver.terminal = True
+Driver.make_provider = make_provider
+Driver.screen_text = lambda self: "".join(self.provider.screen)
+"""
+    result = run_broken(pytester, patch, "test_control_sequences")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*control sequences reached the screen verbatim: *P0*"])
 
 
 def test_a_silent_provider_fails_with_a_message_not_a_hang(pytester: pytest.Pytester) -> None:

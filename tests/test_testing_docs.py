@@ -57,7 +57,7 @@ def test_testing_examples_pass(pytester: pytest.Pytester) -> None:
     examples = files(TESTING)
     assert "setup_agent.py" in examples
     result = run_examples(pytester, examples)
-    result.assert_outcomes(passed=12)
+    result.assert_outcomes(passed=14)
 
 
 def test_testing_answers_file_example_is_valid(tmp_path: Path) -> None:
@@ -73,13 +73,13 @@ def test_testing_answers_file_example_is_valid(tmp_path: Path) -> None:
 def test_conformance_examples_pass(pytester: pytest.Pytester) -> None:
     examples = files(CONFORMANCE)
     assert {"inbox.py", "test_inbox_conformance.py", "test_stdio_conformance.py"} <= set(examples)
-    expected = 13  # the inbox example: 17 tests, 4 skipped
+    expected, total = 14, 19  # the inbox example: 19 tests, 5 skipped
     if sys.platform == "win32" or importlib.util.find_spec("user_interaction_stdio") is None:
         del examples["test_stdio_conformance.py"]
     else:
-        expected += 14  # the stdio example: 17 tests, 3 skipped
+        expected, total = expected + 16, total + 19  # the stdio example: 3 skipped
     result = run_examples(pytester, examples)
-    result.assert_outcomes(passed=expected, skipped=(17 * 2 - expected))
+    result.assert_outcomes(passed=expected, skipped=total - expected)
 
 
 @pytest.mark.parametrize("name", sorted(user_interaction.testing.__all__))

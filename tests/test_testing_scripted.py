@@ -38,6 +38,7 @@ from user_interaction.testing import (
     custom,
     reject,
     sequence,
+    with_notes,
 )
 
 PKG = AskUserQuestionItem(
@@ -103,6 +104,58 @@ def test_answers_by_id_in_every_shape() -> None:
 )
 def test_answer_specs(spec: Any, expected: AskUserQuestionAnswerItem) -> None:
     assert ask(ScriptedProvider({"pkg": spec}), PKG).answers == (expected,)
+
+
+@pytest.mark.parametrize(
+    ("question", "spec", "expected"),
+    [
+        (
+            PKG,
+            with_notes("npm", "pin it"),
+            AskUserQuestionAnswerItem("pkg", ["npm"], notes="pin it"),
+        ),
+        (
+            PKG,
+            with_notes(FIRST_OPTION, "the usual"),
+            AskUserQuestionAnswerItem("pkg", ["pnpm"], notes="the usual"),
+        ),
+        (
+            TOOLS,
+            with_notes(["pytest", "ruff"], "strict"),
+            AskUserQuestionAnswerItem("tools", ["pytest", "ruff"], notes="strict"),
+        ),
+        (
+            TOOLS,
+            sequence(with_notes(("mypy",), "later")),
+            AskUserQuestionAnswerItem("tools", ["mypy"], notes="later"),
+        ),
+        (
+            TOOLS,
+            lambda question: with_notes(question.options[1].label, "picked by a function"),
+            AskUserQuestionAnswerItem("tools", ["mypy"], notes="picked by a function"),
+        ),
+    ],
+)
+def test_notes_beside_a_selection(
+    question: AskUserQuestionItem, spec: Any, expected: AskUserQuestionAnswerItem
+) -> None:
+    answer = ask(ScriptedProvider({question.id: spec}), question)
+    assert answer.answers == (expected,)
+    assert tool.render_answer(answer).endswith(f',"notes":"{expected.notes}"}}]}}')
+
+
+def test_previews_reach_the_script() -> None:
+    question = AskUserQuestionItem(
+        "layout",
+        "Which layout?",
+        options=[
+            AskUserQuestionOption("grid", preview="+--+--+\n|  |  |"),
+            AskUserQuestionOption("list", preview="- a\n- b"),
+        ],
+    )
+    provider = ScriptedProvider(default=lambda q: q.options[-1].label)
+    assert ask(provider, question).get("layout").selected == ("list",)
+    assert provider.question("layout").options[0].preview == "+--+--+\n|  |  |"
 
 
 def test_omit_leaves_the_question_out() -> None:
@@ -204,6 +257,9 @@ def test_unanswered_question_names_it() -> None:
         (["ruff", "ruff"], TOOLS, "repeats a label"),
         (["x"], NAME, "has no options to select from"),
         (FIRST_OPTION, NAME, "has no options, so 'first option' cannot answer it"),
+        (with_notes("Ada", "n"), NAME, "has no options, so notes cannot go beside a selection"),
+        (with_notes("yarn", "n"), PKG, "the scripted answer 'yarn' for question 'pkg'"),
+        (with_notes(["pnpm", "npm"], "n"), PKG, "takes one option"),
         (lambda q: 42, PKG, "returned 42, which is not an answer"),
         (lambda q: 1 / 0, PKG, "raised ZeroDivisionError: division by zero"),
     ],
@@ -255,6 +311,13 @@ def test_a_tool_call_reports_the_failure_to_the_model_and_it_is_recorded() -> No
         (lambda: custom(3), TypeError, "custom() takes a str"),
         (lambda: reject(""), TypeError, "error code"),
         (lambda: sequence("a", 3), TypeError, "sequence()[1]"),
+        (lambda: with_notes("a", " "), ValueError, "notes must not be blank"),
+        (lambda: with_notes("a", None), TypeError, "notes must be a str, got NoneType"),  # type: ignore[arg-type]
+        (lambda: with_notes([], "n"), ValueError, "needs a selection"),
+        (lambda: with_notes(SKIP, "n"), TypeError, "takes a label, a list of labels or"),
+        (lambda: with_notes(custom("x"), "n"), TypeError, "got custom('x')"),  # type: ignore[arg-type]
+        (lambda: with_notes(" ", "n"), ValueError, "a blank answer"),
+        (lambda: with_notes(["a", 2], "n"), TypeError, "may hold only str"),  # type: ignore[list-item]
     ],
 )
 def test_script_mistakes_fail_when_written(make: Any, exception: Any, message: str) -> None:
@@ -400,6 +463,9 @@ def test_reprs_and_pickled_sentinels() -> None:
     assert repr(custom("x")) == "custom('x')"
     assert repr(reject(ASK_CANCELLED)) == "reject('ASK_CANCELLED')"
     assert repr(sequence("a", SKIP)) == "sequence('a', SKIP)"
+    assert repr(with_notes(["a"], "n")) == "with_notes(('a',), 'n')"
+    assert with_notes(["a"], "n") == with_notes(("a",), "n") != with_notes("a", "n")
+    assert len({with_notes("a", "n"), with_notes("a", "n")}) == 1
     assert pickle.loads(pickle.dumps(SKIP)) is SKIP
     assert custom("x") == custom("x") and reject("A") == reject("A")
     assert len({custom("x"), custom("x"), reject("A")}) == 2

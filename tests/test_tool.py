@@ -99,6 +99,9 @@ def test_description_tells_the_model_when_and_how_to_ask() -> None:
         "skipped",
         "multi_select",
         'list it first and append " (Recommended)"',
+        "`notes`",
+        "`preview`",
+        "compare concrete artifacts",
     ):
         assert needle in text
     assert "detail" not in text
@@ -128,8 +131,12 @@ def test_parameters_shape_is_the_models_vocabulary() -> None:
     assert list(question["properties"]) == ["id", "question", "header", "options", "multi_select"]
     assert question["required"] == ["id", "question"]
     assert question["properties"]["multi_select"]["type"] == "boolean"
-    assert list(option["properties"]) == ["label", "description"]
+    assert list(option["properties"]) == ["label", "description", "preview"]
     assert option["required"] == ["label"]
+    preview = option["properties"]["preview"]
+    assert (preview["type"], preview["pattern"], preview["maxLength"]) == ("string", "\\S", 10_000)
+    for needle in ("Markdown", "concrete artifacts", "leave them out", "without it"):
+        assert needle in preview["description"]
     for obj in (root, question, option):
         assert obj["type"] == "object"
         assert obj["additionalProperties"] is False
@@ -189,6 +196,17 @@ def test_vendor_tool_definitions_state_the_limits() -> None:
     only = tool.anthropic_tool(ToolLimits(max_options=3))["description"]
     assert only.endswith("\n\nLimits: at most 3 options per question.")
     assert tool.anthropic_tool(ToolLimits())["description"] == tool.DESCRIPTION
+    # the default preview limit is in the schema; another one is stated too
+    previews = tool.anthropic_tool(ToolLimits(max_preview_length=500))
+    assert previews["description"].endswith("\n\nLimits: previews of at most 500 characters.")
+    option = previews["input_schema"]["properties"]["questions"]["items"]["properties"]["options"]
+    assert option["items"]["properties"]["preview"]["maxLength"] == 500
+    unlimited = tool.parameters(ToolLimits(max_preview_length=None))
+    option = unlimited["properties"]["questions"]["items"]["properties"]["options"]
+    assert "maxLength" not in option["items"]["properties"]["preview"]
+    assert tool.anthropic_tool(ToolLimits(max_preview_length=None))["description"] == (
+        tool.DESCRIPTION
+    )
 
 
 # -- schema and parse_arguments agree ---------------------------------------------------
@@ -261,7 +279,7 @@ INVALID_BOTH = [
     ),
     (
         one_question(options=[{"label": "a", "value": "a"}]),
-        "questions[0].options[0].value: unknown field (allowed: label, description)",
+        "questions[0].options[0].value: unknown field (allowed: label, description, preview)",
     ),
     ({**PKG, "agent": "me"}, "agent: unknown field (allowed: questions)"),
     (
@@ -450,8 +468,10 @@ def test_parse_errors_keep_the_json_error_as_cause() -> None:
 # -- limits --------------------------------------------------------------------------------
 
 
-def test_limits_are_off_by_default() -> None:
-    assert ToolLimits() == ToolLimits(max_questions=None, max_options=None, max_header_length=None)
+def test_limits_are_off_by_default_except_for_previews() -> None:
+    assert ToolLimits() == ToolLimits(
+        max_questions=None, max_options=None, max_header_length=None, max_preview_length=10_000
+    )
     raw = {
         "questions": [
             {
@@ -484,6 +504,11 @@ def test_limits_are_off_by_default() -> None:
             one_question(header="Confirm"),
             "questions[0].header: at most 5 characters, got 7",
         ),
+        (
+            ToolLimits(max_preview_length=3),
+            one_question(options=[{"label": "a"}, {"label": "b", "preview": "abcd"}]),
+            "questions[0].options[1].preview: at most 3 characters, got 4",
+        ),
     ],
 )
 def test_each_limit(limits: ToolLimits, raw: dict[str, Any], message: str) -> None:
@@ -495,15 +520,86 @@ def test_each_limit(limits: ToolLimits, raw: dict[str, Any], message: str) -> No
 
 
 def test_limits_allow_exactly_the_limit() -> None:
-    limits = ToolLimits(max_questions=2, max_options=2, max_header_length=7)
+    limits = ToolLimits(max_questions=2, max_options=2, max_header_length=7, max_preview_length=2)
     raw = {
         "questions": [
-            {"id": "a", "question": "?", "header": "Confirm", "options": [{"label": "y"}]},
+            {
+                "id": "a",
+                "question": "?",
+                "header": "Confirm",
+                "options": [{"label": "y", "preview": "ok"}],
+            },
             {"id": "b", "question": "?", "options": [{"label": "y"}, {"label": "n"}]},
         ]
     }
     assert len(parse_arguments(raw, limits=limits).questions) == 2
     Draft202012Validator(tool.parameters(limits)).validate(raw)
+
+
+def test_previews_are_limited_by_default() -> None:
+    at_limit = "x" * 10_000
+    raw = one_question(options=[{"label": "a", "preview": at_limit}])
+    assert parse_arguments(raw).questions[0].options[0].preview == at_limit
+    VALIDATOR.validate(raw)
+    raw = one_question(
+        options=[{"label": "a", "preview": "ok"}, {"label": "b", "preview": at_limit + "é"}]
+    )
+    assert problem(raw) == "questions[0].options[1].preview: at most 10000 characters, got 10001"
+    assert not VALIDATOR.is_valid(raw)
+    unlimited = ToolLimits(max_preview_length=None)
+    assert parse_arguments(raw, limits=unlimited).questions[0].options[1].preview == (
+        at_limit + "é"
+    )
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ([{"label": "a", "preview": " \n "}], "questions[0].options[0].preview: must not be blank"),
+        (
+            [{"label": "a", "preview": ["x"]}],
+            "questions[0].options[0].preview: expected a string, got an array",
+        ),
+        (
+            [{"label": "a", "preview": None}],
+            "questions[0].options[0].preview: expected a string, got null "
+            "(leave the field out instead)",
+        ),
+        (
+            [{"label": "a", "previews": "x"}],
+            "questions[0].options[0].previews: unknown field, did you mean preview? "
+            "(allowed: label, description, preview)",
+        ),
+    ],
+)
+def test_malformed_previews(options: list[Any], message: str) -> None:
+    assert problem(one_question(options=options)) == message
+
+
+def test_previews_reach_the_request_on_single_and_multi_select() -> None:
+    preview = "```toml\n[tool.ruff]\nline-length = 100\n```"
+    raw = {
+        "questions": [
+            {"id": "cfg", "question": "Which?", "options": [{"label": "a", "preview": preview}]},
+            {
+                "id": "many",
+                "question": "Which ones?",
+                "multi_select": True,
+                "options": [{"label": "x", "description": "d", "preview": "x"}, {"label": "y"}],
+            },
+        ]
+    }
+    request = parse_arguments(raw)
+    assert request.questions[0].options[0] == AskUserQuestionOption("a", None, preview)
+    assert request.questions[1].options == (
+        AskUserQuestionOption("x", "d", "x"),
+        AskUserQuestionOption("y"),
+    )
+    assert request.to_dict()["questions"][1]["options"][0] == {
+        "label": "x",
+        "description": "d",
+        "preview": "x",
+    }
 
 
 def test_limits_are_reported_with_the_other_problems() -> None:
@@ -566,6 +662,22 @@ def test_tool_limits_are_frozen_and_keyword_only() -> None:
         (
             AskUserQuestionAnswer([AskUserQuestionAnswerItem("ü", custom="日本語 — ok")]),
             '{"answers":[{"id":"ü","selected":[],"custom":"日本語 — ok"}]}',
+        ),
+        (
+            AskUserQuestionAnswer(
+                [AskUserQuestionAnswerItem("pkg", ["npm"], notes="but pin the version")]
+            ),
+            '{"answers":[{"id":"pkg","selected":["npm"],"notes":"but pin the version"}]}',
+        ),
+        (
+            AskUserQuestionAnswer(
+                [
+                    AskUserQuestionAnswerItem("tools", ["ruff", "mypy"], notes="strict\n— both"),
+                    AskUserQuestionAnswerItem("name", custom="atlas"),
+                ]
+            ),
+            '{"answers":[{"id":"tools","selected":["ruff","mypy"],"notes":"strict\\n— both"},'
+            '{"id":"name","selected":[],"custom":"atlas"}]}',
         ),
         (
             AskUserQuestionAnswer([AskUserQuestionAnswerItem("q", custom='say "hi"\\\n\t')]),
@@ -654,6 +766,29 @@ def test_call_with_a_custom_answer_and_a_skip(ui: UserInteraction) -> None:
         '{"answers":[{"id":"pkg","selected":[]},{"id":"name","selected":[],"custom":"Zoë"}]}'
     )
     assert result.is_error is False
+
+
+def test_call_offers_previews_and_renders_notes(ui: UserInteraction) -> None:
+    raw = one_question(
+        options=[{"label": "grid", "preview": "+--+--+\n|  |  |"}, {"label": "list"}]
+    )
+    provider = Provider(
+        answer_with(AskUserQuestionAnswerItem("q", ["grid"], notes="two columns at most"))
+    )
+    ui.register_provider(provider)
+    result = asyncio.run(tool.call(ui, raw))
+    assert result.text == (
+        '{"answers":[{"id":"q","selected":["grid"],"notes":"two columns at most"}]}'
+    )
+    assert provider.requests[0].questions[0].options[0].preview == "+--+--+\n|  |  |"
+
+
+def test_call_reports_notes_without_a_selection_as_invalid(ui: UserInteraction) -> None:
+    ui.register_provider(Provider(answer_with(AskUserQuestionAnswerItem("pkg", notes="hm"))))
+    result = asyncio.run(tool.call(ui, PKG))
+    assert result.error is not None
+    assert result.error["code"] == "INVALID_ANSWER"
+    assert "notes go beside a selection" in result.text
 
 
 def test_call_with_a_sync_provider(ui: UserInteraction) -> None:
@@ -850,6 +985,16 @@ async def doc_scenario(name: str, ui: UserInteraction) -> ToolResult:
     if name in answers:
         ui.register_provider(Provider(answers[name]))
         return await tool.call(ui, main)
+    if name == "notes":
+        item = AskUserQuestionAnswerItem(
+            "config", ["Strict"], notes="but allow print() in scripts/"
+        )
+        provider = Provider(answer_with(item))
+        ui.register_provider(provider)
+        result = await tool.call(ui, doc_arguments("previews"))
+        (option, _) = provider.requests[0].questions[0].options
+        assert option.preview == '```toml\n[tool.ruff.lint]\nselect = ["ALL"]\n```'
+        return result
     if name == "no-provider":
         return await tool.call(ui, main)
     if name in ("invalid", "limits"):
@@ -881,9 +1026,10 @@ def test_doc_shows_every_outcome() -> None:
             "no-provider",
             "invalid",
             "limits",
+            "notes",
         ]
     )
-    assert sorted(doc_blocks("arguments")) == ["invalid", "limits", "main"]
+    assert sorted(doc_blocks("arguments")) == ["invalid", "limits", "main", "previews"]
 
 
 @pytest.mark.parametrize("name", sorted(doc_blocks("model-sees")))
@@ -898,6 +1044,7 @@ def test_doc_text_is_what_the_model_sees(name: str) -> None:
 
 def test_doc_arguments_match_the_schema() -> None:
     VALIDATOR.validate(doc_arguments("main"))
+    VALIDATOR.validate(doc_arguments("previews"))
     limited = Draft202012Validator(tool.parameters(DOC_LIMITS))
     limited.validate(doc_arguments("main"))
     assert not limited.is_valid(doc_arguments("limits"))
@@ -1027,7 +1174,8 @@ _IDS = st.sampled_from(["pkg", "mode", "name", "db", "ci", "ü"])
 _LABELS = st.sampled_from(["pnpm", "npm", "yarn", "pnpm (Recommended)", "はい"])
 _TEXTS = st.sampled_from(["Which one?", "Confirm", "Proceed with the deploy?"])
 _ODD_TEXT = st.sampled_from(["", " ", "\t\n", "\u3000"]) | st.text(max_size=4)
-_EXTRA = st.sampled_from(["detail", "multiSelect", "value", "Label", "questionz"])
+_EXTRA = st.sampled_from(["detail", "multiSelect", "value", "Label", "questionz", "notes"])
+_PREVIEWS = st.sampled_from(["```sh\nnpm ci\n```", "+--+\n|ab|\n+--+", "x" * 10_001])
 
 
 @st.composite
@@ -1054,6 +1202,7 @@ def near_valid(draw: Any) -> object:
         obj: dict[str, Any] = {}
         put(obj, "label", _LABELS)
         put(obj, "description", _TEXTS, 30)
+        put(obj, "preview", _PREVIEWS, 20)
         extra(obj)
         return obj
 
@@ -1163,6 +1312,7 @@ def test_property_near_valid_arguments(raw: object) -> None:
         max_questions=st.none() | st.integers(1, 3),
         max_options=st.none() | st.integers(1, 3),
         max_header_length=st.none() | st.integers(1, 4),
+        max_preview_length=st.none() | st.integers(1, 12),
     ),
 )
 def test_property_near_valid_arguments_with_limits(raw: object, limits: ToolLimits) -> None:

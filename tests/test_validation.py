@@ -86,6 +86,11 @@ def ask_error(ui: UserInteraction, request: Any) -> UserInteractionError:
             INVALID_REQUEST,
             "questions[0].header: expected a string",
         ),
+        (
+            [Item("a", "q", options=[Opt("x", preview=b"diff")])],  # type: ignore[arg-type]
+            INVALID_REQUEST,
+            "questions[0].options[0].preview: expected a string or None, got bytes",
+        ),
     ],
 )
 def test_invalid_requests_never_reach_the_provider(
@@ -160,6 +165,35 @@ QUESTIONS = [
             AskUserQuestionAnswer([AskUserQuestionAnswerItem("name", custom=5)]),  # type: ignore[arg-type]
             "answers[0].custom: expected a string",
         ),
+        (
+            AskUserQuestionAnswer([AskUserQuestionAnswerItem("pkg", ["npm"], notes=" \n")]),
+            "answers[0].notes: must not be blank",
+        ),
+        (
+            AskUserQuestionAnswer([AskUserQuestionAnswerItem("pkg", ["npm"], notes=1)]),  # type: ignore[arg-type]
+            "answers[0].notes: expected a string",
+        ),
+        (
+            AskUserQuestionAnswer([AskUserQuestionAnswerItem("pkg", notes="pin it")]),
+            "answers[0].notes: notes go beside a selection, but nothing is selected",
+        ),
+        (
+            AskUserQuestionAnswer([AskUserQuestionAnswerItem("name", custom="Ada", notes="x")]),
+            "answers[0].notes: notes go beside a selection, but nothing is selected",
+        ),
+        (
+            {"answers": [{"id": "tools", "selected": [], "notes": "none of them"}]},
+            "answers[0].notes: notes go beside a selection, but nothing is selected",
+        ),
+        (
+            AskUserQuestionAnswer(
+                [
+                    AskUserQuestionAnswerItem("pkg", ["npm"], notes="fine"),
+                    AskUserQuestionAnswerItem("tools", ["ruff"], notes=""),
+                ]
+            ),
+            "answers[1].notes: must not be blank",
+        ),
     ],
 )
 def test_bad_answers_are_invalid_answer(ui: UserInteraction, result: object, message: str) -> None:
@@ -181,6 +215,13 @@ def test_bad_answers_are_invalid_answer(ui: UserInteraction, result: object, mes
             ]
         ),
         {"answers": [{"id": "pkg", "selected": ["npm"]}, {"id": "name", "custom": "Ada"}]},
+        AskUserQuestionAnswer(
+            [
+                AskUserQuestionAnswerItem("pkg", ["npm"], notes="but pin the version"),
+                AskUserQuestionAnswerItem("tools", ["mypy", "ruff"], notes="strict mode"),
+            ]
+        ),
+        {"answers": [{"id": "tools", "selected": ["ruff"], "notes": "only ruff"}]},
     ],
 )
 def test_good_answers_pass(ui: UserInteraction, result: object) -> None:
@@ -191,3 +232,19 @@ def test_good_answers_pass(ui: UserInteraction, result: object) -> None:
         assert answer == AskUserQuestionAnswer.from_dict(result)
     else:
         assert answer == result
+
+
+def test_requests_with_previews_reach_the_provider_unchanged(ui: UserInteraction) -> None:
+    class Keeper(Recorder):
+        async def ask(self, request: AskUserQuestionRequest) -> Any:
+            self.seen = request
+            return AskUserQuestionAnswer([AskUserQuestionAnswerItem("a", ["x"], notes="n")])
+
+    provider = Keeper()
+    ui.register_provider(provider)
+    item = Item("a", "q", options=[Opt("x", "d", "```py\nx = 1\n```"), Opt("y", preview="")])
+    request = AskUserQuestionRequest([item])
+    for _ in range(2):  # the second ask takes the remembered-valid path
+        answer = asyncio.run(ui.ask(request))
+        assert answer.answers[0].notes == "n"
+        assert provider.seen.questions[0].options == item.options

@@ -45,21 +45,32 @@ def _strings(value: Iterable[str]) -> tuple[str, ...]:
 
 @attrs.frozen
 class AskUserQuestionOption:
-    """One choice: ``label`` is shown and is also the value returned in ``selected``."""
+    """One choice: ``label`` is shown and is also the value returned in ``selected``.
+
+    ``preview`` is Markdown (a code snippet, a mockup, a config example) that UIs with room
+    for it show while the option is focused; others show it as plain text or not at all.
+    """
 
     label: str
     description: str | None = None
+    preview: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"label": self.label}
         if self.description is not None:
             data["description"] = self.description
+        if self.preview is not None:
+            data["preview"] = self.preview
         return data
 
     @classmethod
     def from_dict(cls, data: object, *, path: str = "") -> AskUserQuestionOption:
-        fields = _Fields(data, path, ("label", "description"))
-        return cls(fields.string("label"), fields.optional_string("description"))
+        fields = _Fields(data, path, ("label", "description", "preview"))
+        return cls(
+            fields.string("label"),
+            fields.optional_string("description"),
+            fields.optional_string("preview"),
+        )
 
 
 @attrs.frozen
@@ -132,26 +143,31 @@ class AskUserQuestionRequest:
 class AskUserQuestionAnswerItem:
     """The answer to one question: chosen labels, or custom text (never both).
 
-    Neither set means the human skipped the question.
+    Neither set means the human skipped the question. ``notes`` is free text the human
+    added alongside a selection ("npm, but pin the version"); it never replaces it.
     """
 
     id: str
     selected: tuple[str, ...] = attrs.field(default=(), converter=_strings)
     custom: str | None = None
+    notes: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"id": self.id, "selected": list(self.selected)}
+        if self.notes is not None:
+            data["notes"] = self.notes
         if self.custom is not None:
             data["custom"] = self.custom
         return data
 
     @classmethod
     def from_dict(cls, data: object, *, path: str = "") -> AskUserQuestionAnswerItem:
-        fields = _Fields(data, path, ("id", "selected", "custom"))
+        fields = _Fields(data, path, ("id", "selected", "custom", "notes"))
         return cls(
             fields.string("id"),
             fields.array("selected", _parse_string, required=False),
             fields.optional_string("custom"),
+            fields.optional_string("notes"),
         )
 
 

@@ -89,7 +89,9 @@ def _questions_ok(questions: object) -> bool:
             if type(label) is not str or not label.strip() or label in labels:
                 return False
             labels.add(label)
-            if option.description is not None and type(option.description) is not str:
+            if (option.description is not None and type(option.description) is not str) or (
+                option.preview is not None and type(option.preview) is not str
+            ):
                 return False
     return True
 
@@ -142,6 +144,8 @@ def _explain_request(request: object) -> None:
                 labels.add(label)
                 if option.description is not None:
                     _optional_text(option.description, f"{where}.description")
+                if option.preview is not None:
+                    _optional_text(option.preview, f"{where}.preview")
         elif item.multi_select:
             raise _bad(
                 f"questions[{index}].multi_select",
@@ -188,6 +192,9 @@ def _answers_ok(questions: tuple[AskUserQuestionItem, ...], answers: object) -> 
         selected = answer.selected
         custom = answer.custom
         if type(selected) is not tuple:
+            return False
+        notes = answer.notes
+        if notes is not None and (type(notes) is not str or not notes.strip() or not selected):
             return False
         if custom is not None:
             if type(custom) is not str or not custom.strip() or selected:
@@ -262,6 +269,18 @@ def _explain_answer(request: AskUserQuestionRequest, result: object) -> AskUserQ
                 raise _bad(f"answers[{index}].custom", "must not be blank", INVALID_ANSWER)
         if type(selected) is not tuple:
             raise _bad(f"answers[{index}].selected", "expected a sequence", INVALID_ANSWER)
+        notes = answer.notes
+        if notes is not None:
+            if not isinstance(notes, str):
+                raise _bad(f"answers[{index}].notes", "expected a string", INVALID_ANSWER)
+            if not notes.strip():
+                raise _bad(f"answers[{index}].notes", "must not be blank", INVALID_ANSWER)
+            if not selected:
+                raise _bad(
+                    f"answers[{index}].notes",
+                    "notes go beside a selection, but nothing is selected",
+                    INVALID_ANSWER,
+                )
         if not selected:
             continue
         if custom is not None:

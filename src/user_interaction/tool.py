@@ -69,8 +69,13 @@ DESCRIPTION: Final = (
     "question without `options` asks for free text. The user can always answer in their "
     "own words instead: then `selected` is empty and their text is in `custom`. An answer "
     "with neither means the user skipped the question, and a question may be missing from "
-    "the answers. `header` is an optional short tag shown with the question, such as "
-    '"Confirm" or "Auth method".\n'
+    "the answers. Beside a selection the user may add `notes` (for example a condition such "
+    'as "but pin the version"): treat them as part of the answer. `header` is an optional '
+    'short tag shown with the question, such as "Confirm" or "Auth method".\n'
+    "\n"
+    "An option may carry a `preview`: Markdown shown with it, such as a code snippet, a "
+    "mockup or a config example. Add previews only when the user must compare concrete "
+    "artifacts to choose; plain labels suit everything else.\n"
     "\n"
     'If you recommend an option, list it first and append " (Recommended)" to its label.'
 )
@@ -78,9 +83,10 @@ DESCRIPTION: Final = (
 _SCHEMA_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
 _ROOT_KEYS: Final = ("questions",)
 _QUESTION_KEYS: Final = ("id", "question", "header", "options", "multi_select")
-_OPTION_KEYS: Final = ("label", "description")
+_OPTION_KEYS: Final = ("label", "description", "preview")
 _MOST_PROBLEMS: Final = 10  # reported in one message; the rest are counted
 _LONGEST_ECHO: Final = 40  # characters of a model-written value repeated in a message
+_PREVIEW_LENGTH: Final = 10_000  # the default limit of one option's preview
 
 
 def _positive_or_none(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
@@ -94,10 +100,11 @@ def _positive_or_none(instance: object, attribute: attrs.Attribute[Any], value: 
 
 @attrs.frozen(kw_only=True)
 class ToolLimits:
-    """Optional limits a harness sets on what the model may ask; ``None`` means no limit.
+    """Limits a harness sets on what the model may ask; ``None`` means no limit.
 
-    Arguments beyond a limit are ``INVALID_REQUEST`` naming the limit, and the tool
-    definitions built with these limits state them to the model.
+    Only previews are limited by default. Arguments beyond a limit are ``INVALID_REQUEST``
+    naming the limit, and the tool definitions built with these limits state them to the
+    model.
     """
 
     #: Most questions in one call.
@@ -106,6 +113,10 @@ class ToolLimits:
     max_options: int | None = attrs.field(default=None, validator=_positive_or_none)
     #: Longest ``header``, in characters.
     max_header_length: int | None = attrs.field(default=None, validator=_positive_or_none)
+    #: Longest ``preview`` of one option, in characters (10,000 unless set).
+    max_preview_length: int | None = attrs.field(
+        default=_PREVIEW_LENGTH, validator=_positive_or_none
+    )
 
 
 _NO_LIMITS: Final = ToolLimits()
@@ -169,6 +180,15 @@ def parameters(limits: ToolLimits | None = None) -> dict[str, Any]:
         "properties": {
             "label": text("The choice as the user sees it; returned in `selected` if chosen."),
             "description": text("Optional explanation of the choice."),
+            "preview": text(
+                "Optional Markdown shown with the choice while the user considers it: a code "
+                "snippet, an ASCII mockup of a layout, a config or diff excerpt. Add previews "
+                "when the options are concrete artifacts the user should compare to choose; "
+                "leave them out when the label and description say enough (preferences, "
+                "yes/no, names). Not every UI can show a preview: the label and description "
+                "must make sense without it.",
+                limits.max_preview_length,
+            ),
         },
         "required": ["label"],
         "additionalProperties": False,
@@ -223,6 +243,9 @@ def _description(limits: ToolLimits | None) -> str:
         rules.append(f"at most {_count(limits.max_options, 'option')} per question")
     if limits.max_header_length is not None:
         rules.append(f"headers of at most {_count(limits.max_header_length, 'character')}")
+    longest = limits.max_preview_length
+    if longest is not None and longest != _PREVIEW_LENGTH:  # the default is in the schema
+        rules.append(f"previews of at most {_count(longest, 'character')}")
     return f"{DESCRIPTION}\n\nLimits: {'; '.join(rules)}." if rules else DESCRIPTION
 
 
@@ -373,9 +396,15 @@ def _options(
                 problems.append(f"{where}.label: duplicate label {_echo(label)}")
             labels.add(label)
         description = _text(entry, where, "description", problems)
+        preview = _text(entry, where, "preview", problems)
+        longest = limits.max_preview_length
+        if preview is not None and longest is not None and len(preview) > longest:
+            problems.append(
+                f"{where}.preview: at most {_count(longest, 'character')}, got {len(preview)}"
+            )
         _unknown_keys(entry, where, _OPTION_KEYS, problems)
         if label is not None:
-            options.append(AskUserQuestionOption(label, description))
+            options.append(AskUserQuestionOption(label, description, preview))
     return tuple(options) if len(problems) == found else None
 
 
@@ -434,7 +463,8 @@ def render_answer(answer: AskUserQuestionAnswer) -> str:
     """The answer as the model reads it: compact JSON, non-ASCII kept readable.
 
     ``{"answers":[{"id":"pkg","selected":["pnpm"]}]}``; each item's keys in the order
-    ``id``, ``selected``, ``custom``, with ``custom`` only when the user wrote one.
+    ``id``, ``selected``, ``notes``, ``custom``, with ``notes`` and ``custom`` only when
+    the user wrote them.
     """
     return json.dumps(answer.to_dict(), ensure_ascii=False, separators=(",", ":"))
 

@@ -1,5 +1,6 @@
-"""The provider conformance suite of user-interaction, run against AcpProvider: the
-simulated human fills in the form on the SDK's own client side (in-process transport)."""
+"""The provider conformance suite of user-interaction, run against AcpProvider, with and
+without notes fields: the simulated human fills in the form on the SDK's own client side
+(in-process transport)."""
 
 from __future__ import annotations
 
@@ -26,9 +27,9 @@ class InTurn:
 
     name = "acp"
 
-    def __init__(self, bridge: AcpBridge) -> None:
+    def __init__(self, bridge: AcpBridge, *, notes: bool) -> None:
         self._bridge = bridge
-        self._provider = AcpProvider()
+        self._provider = AcpProvider(notes=notes)
 
     async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
         with self._bridge.turn("conformance"):
@@ -42,7 +43,11 @@ class Form:
         self.pending = pending
         self.content: dict[str, Any] = {}
         self.done: set[str] = set()  # choice fields of the questions acted on
-        self.questions = [name for name in pending.properties if not name.endswith("_custom")]
+        self.questions = [
+            name
+            for name, field in pending.properties.items()
+            if field.get("title") not in ("Other answer", "Notes")
+        ]
 
     def field_of(self, question: AskUserQuestionItem) -> str | None:
         for name in self.questions:
@@ -54,6 +59,8 @@ class Form:
 class AcpDriver(ConformanceDriver):
     """The human in an editor: each question is a field of the request's one form, which
     is submitted once every question has been acted on."""
+
+    notes = False  # whether the provider's forms have notes fields
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -78,7 +85,8 @@ class AcpDriver(ConformanceDriver):
             client_connection,
             asyncio.ensure_future(self._show(client)),
         ]
-        return InTurn(AcpBridge(agent_connection, client_capabilities=capabilities(True)))
+        bridge = AcpBridge(agent_connection, client_capabilities=capabilities(True))
+        return InTurn(bridge, notes=self.notes)
 
     async def _show(self, client: ScriptedClient) -> None:
         while True:
@@ -139,7 +147,22 @@ class AcpDriver(ConformanceDriver):
             )
 
 
+class AcpNotesDriver(AcpDriver):
+    """The same human, with a provider whose forms have a notes field per question."""
+
+    notes = True
+
+    def answer_with_notes(
+        self, question: AskUserQuestionItem, labels: Sequence[str], notes: str
+    ) -> None:
+        form, name = self._find(question)
+        assert f"{name}_notes" in form.pending.properties, "the form has no notes field"
+        choice = list(labels) if question.multi_select else labels[0]
+        self._fill(question, {name: choice, f"{name}_notes": notes})
+
+
 class TestAcpConformance(ProviderConformance):
-    @pytest.fixture
-    def driver(self) -> AcpDriver:
-        return AcpDriver()
+    @pytest.fixture(params=[AcpDriver, AcpNotesDriver], ids=["plain", "notes"])
+    def driver(self, request: pytest.FixtureRequest) -> AcpDriver:
+        driver: AcpDriver = request.param()
+        return driver

@@ -7,13 +7,15 @@ import re
 from typing import Any
 
 import pytest
-from acp_support import in_process, prompt_text, question, run
+from acp_support import RecordingAgent, in_process, prompt_text, question, run
+from user_interaction_acp import AcpProvider
 
 from user_interaction import (
     ASK_CANCELLED,
     ASK_DECLINED,
     INVALID_ANSWER,
     AskUserQuestionAnswer,
+    UserInteraction,
     UserInteractionError,
 )
 
@@ -292,3 +294,150 @@ def test_field_names_are_unique_and_safe_for_any_id(ids: list[str]) -> None:
     assert {key: value["selected"] for key, value in answers(outcome).items()} == {
         qid: ["yes" if n % 2 else "no"] for n, qid in enumerate(ids)
     }
+
+
+# -- previews and notes --------------------------------------------------------------------
+
+PREVIEWED = question("layout", "Which layout?", "grid", "list", "none")
+PREVIEWED["options"][0].update(
+    description="two columns", preview="```\n+--+--+\n|  |  |\n```\n\n\n\nside by side  "
+)
+PREVIEWED["options"][1]["preview"] = "- a\n- b"
+PREVIEWED["options"][2]["preview"] = " \n "
+
+
+@pytest.mark.parametrize("multi", [False, True], ids=["single", "multi"])
+def test_previews_are_plain_text_in_the_option_descriptions(multi: bool) -> None:
+    asked = {**PREVIEWED, "multiSelect": True} if multi else PREVIEWED
+    outcome, form, _ = ask_once(
+        asked, reply=lambda form: form.accept({"q1_layout": ["list"] if multi else "list"})
+    )
+    field = form.properties["q1_layout"]
+    options = field["items"]["anyOf"] if multi else field["oneOf"]
+    assert options == [
+        {
+            "const": "grid",
+            "title": "grid",
+            "description": "two columns\n\n+--+--+\n|  |  |\n\nside by side",
+        },
+        {"const": "list", "title": "list", "description": "- a\n- b"},
+        {"const": "none", "title": "none"},  # a blank preview adds nothing
+    ]
+    assert answers(outcome)["layout"] == {"id": "layout", "selected": ["list"]}
+    assert "q1_layout_notes" not in form.properties  # notes are off by default
+
+
+def test_a_long_preview_is_cut_to_the_limit() -> None:
+    from user_interaction_acp._form import PREVIEW_LIMIT
+
+    long = question("big", "Which one?", "a", "b")
+    long["options"][0]["preview"] = "x" * 10_000
+    _, form, _ = ask_once(long, reply=lambda form: form.accept({}))
+    description = form.properties["q1_big"]["oneOf"][0]["description"]
+    assert len(description) == PREVIEW_LIMIT
+    assert description == "x" * (PREVIEW_LIMIT - 1) + "…"
+
+
+class NotesAgent(RecordingAgent):  # type: ignore[misc]
+    """The recording agent with the provider's notes fields on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ui.close()
+        self.ui = UserInteraction()
+        self.ui.register_provider(AcpProvider(notes=True))
+
+
+def ask_with_notes(*questions: dict[str, Any], reply: Any) -> tuple[Any, Any]:
+    async def scenario() -> tuple[Any, Any]:
+        async with in_process(agent=NotesAgent()) as harness:
+            session = await harness.new_session()
+            turn = harness.prompt(session, prompt_text(*questions))
+            form = await harness.client.next_form()
+            reply(form)
+            outcome = await harness.agent.next_outcome()
+            await turn
+            return outcome, form
+
+    return run(scenario())
+
+
+def test_notes_fields_are_offered_when_turned_on() -> None:
+    _, form = ask_with_notes(PKG, LINT, NAME, reply=lambda form: form.accept({}))
+    assert list(form.properties) == [
+        "q1_pkg",
+        "q1_pkg_custom",
+        "q1_pkg_notes",
+        "q2_lint",
+        "q2_lint_custom",
+        "q2_lint_notes",
+        "q3_name",  # a free-text question has nothing to add notes to
+    ]
+    assert form.properties["q1_pkg_notes"] == {
+        "type": "string",
+        "title": "Notes",
+        "description": 'Notes beside your choice for "Package", such as a condition or a '
+        "detail to keep in mind.",
+    }
+    assert "required" not in form.schema
+
+
+def test_notes_come_back_beside_single_and_multi_selections() -> None:
+    outcome, _ = ask_with_notes(
+        PKG,
+        LINT,
+        PREVIEWED,
+        reply=lambda form: form.accept(
+            {
+                "q1_pkg": "npm",
+                "q1_pkg_notes": "  pin the version ",
+                "q2_lint": ["ruff", "pylint"],
+                "q2_lint_notes": "only ruff in CI",
+                "q3_layout": "grid",
+                "q3_layout_notes": "   ",
+            }
+        ),
+    )
+    assert answers(outcome) == {
+        "pkg": {"id": "pkg", "selected": ["npm"], "notes": "pin the version"},
+        "lint": {"id": "lint", "selected": ["ruff", "pylint"], "notes": "only ruff in CI"},
+        "layout": {"id": "layout", "selected": ["grid"]},  # blank notes count as none
+    }
+
+
+def test_notes_without_a_selection_are_kept_as_the_humans_own_answer() -> None:
+    outcome, _ = ask_with_notes(
+        PKG,
+        LINT,
+        reply=lambda form: form.accept(
+            {
+                "q1_pkg_notes": "whatever CI uses",
+                "q2_lint": ["ruff"],
+                "q2_lint_custom": "black",
+                "q2_lint_notes": "and isort",
+            }
+        ),
+    )
+    assert answers(outcome) == {
+        "pkg": {"id": "pkg", "selected": [], "custom": "whatever CI uses"},
+        "lint": {"id": "lint", "selected": [], "custom": "black\n\nand isort"},
+    }
+
+
+def test_notes_of_the_wrong_type_never_reach_the_caller() -> None:
+    outcome, _ = ask_with_notes(
+        PKG, reply=lambda form: form.accept({"q1_pkg": "npm", "q1_pkg_notes": ["x"]})
+    )
+    assert isinstance(outcome, UserInteractionError)
+    assert outcome.code == INVALID_ANSWER
+    assert outcome.message == (
+        "The ACP client's answer to question 'pkg' (field 'q1_pkg_notes') must be text, got "
+        "an array."
+    )
+
+
+def test_the_notes_option_must_be_a_bool() -> None:
+    with pytest.raises(TypeError, match="notes must be True or False, got 'yes'"):
+        AcpProvider(notes="yes")  # type: ignore[arg-type]
+    assert repr(AcpProvider(notes=True)) == "<AcpProvider notes>"
+    assert AcpProvider().notes is False

@@ -108,6 +108,29 @@ def test_an_option_id_that_was_not_offered_is_an_invalid_answer() -> None:
     )
 
 
+def test_previews_travel_as_plain_text_with_the_descriptions() -> None:
+    layout = question("layout", "Which layout?", "grid", "list", "none", "bare")
+    layout["options"][0].update(description="two columns", preview="```\n+--+--+\n```")
+    layout["options"][1]["preview"] = "- a\n- b"
+    layout["options"][2]["preview"] = "  "
+
+    async def scenario() -> None:
+        async with in_process(form=False) as harness:
+            session = await harness.new_session()
+            turn = harness.prompt(session, prompt_text(layout))
+            prompt = await harness.client.next_permission()
+            assert prompt.params["toolCall"]["content"][0]["content"]["text"] == (
+                "Which layout?\n\n- grid: two columns\n\n+--+--+\n\n- list\n\n- a\n- b"
+            )
+            prompt.select("list")
+            outcome = await harness.agent.next_outcome()
+            assert isinstance(outcome, AskUserQuestionAnswer)
+            assert outcome.to_dict()["answers"] == [{"id": "layout", "selected": ["list"]}]
+            await within(turn)
+
+    run(scenario())
+
+
 @pytest.mark.parametrize(
     ("questions", "named"),
     [

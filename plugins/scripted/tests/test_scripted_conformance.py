@@ -38,6 +38,11 @@ class AnswersFileDriver(ConformanceDriver):
     def answer(self, question: AskUserQuestionItem, labels: Sequence[str]) -> None:
         self._set(question, list(labels))
 
+    def answer_with_notes(
+        self, question: AskUserQuestionItem, labels: Sequence[str], notes: str
+    ) -> None:
+        self._set(question, {"selected": list(labels), "notes": notes})
+
     def answer_custom(self, question: AskUserQuestionItem, text: str) -> None:
         self._set(question, {"custom": text})
 

@@ -76,11 +76,34 @@ def error_of(provider: Any, *items: AskUserQuestionItem, **kwargs: Any) -> UserI
         ({"custom": "yarn"}, AskUserQuestionAnswerItem("pkg", custom="yarn")),
         ({"skip": True}, AskUserQuestionAnswerItem("pkg")),
         ({"first_option": True}, AskUserQuestionAnswerItem("pkg", ["pnpm"])),
+        ({"selected": "pnpm"}, AskUserQuestionAnswerItem("pkg", ["pnpm"])),
+        ({"selected": []}, AskUserQuestionAnswerItem("pkg")),
+        (
+            {"selected": "pnpm", "notes": "pin the version"},
+            AskUserQuestionAnswerItem("pkg", ["pnpm"], notes="pin the version"),
+        ),
+        (
+            {"notes": "the usual", "first_option": True},
+            AskUserQuestionAnswerItem("pkg", ["pnpm"], notes="the usual"),
+        ),
     ],
 )
 def test_answer_forms(answers_file: Any, answer: object, expected: Any) -> None:
     provider = AnswersFileProvider(answers_file({"answers": {"pkg": answer}}))
     assert ask(provider, PKG).answers == (expected,)
+
+
+def test_notes_on_a_multi_select_question(answers_file: Any) -> None:
+    path = answers_file({"answers": {"tools": {"selected": ["mypy", "ruff"], "notes": "strict"}}})
+    answer = ask(AnswersFileProvider(path), TOOLS)
+    assert answer.answers == (AskUserQuestionAnswerItem("tools", ["mypy", "ruff"], notes="strict"),)
+
+
+def test_notes_on_a_question_without_options_fail_closed(answers_file: Any) -> None:
+    path = answers_file({"answers": {"name": {"selected": "Ada", "notes": "n"}}})
+    error = error_of(AnswersFileProvider(path), NAME)
+    assert error.code == UNANSWERED_QUESTION
+    assert "has no options, so notes cannot go beside a selection" in error.message
 
 
 def test_several_questions_omit_and_free_text(answers_file: Any) -> None:
@@ -185,6 +208,25 @@ BAD = [
     ('{"answers": {"pkg": {"custom": ""}}}', "answers.pkg.custom: expected non-blank text"),
     ('{"answers": {"pkg": {"skip": false}}}', "answers.pkg.skip: expected true, got false"),
     ('{"answers": {"pkg": {"skip": true, "omit": true}}}', "answers.pkg: expected an object"),
+    ('{"answers": {"pkg": {"selected": "x", "notes": " "}}}', "answers.pkg.notes: expected non-"),
+    ('{"answers": {"pkg": {"selected": "x", "notes": 1}}}', "answers.pkg.notes: expected non-"),
+    (
+        '{"answers": {"pkg": {"selected": [], "notes": "n"}}}',
+        "answers.pkg.selected: notes need at least one label beside them",
+    ),
+    ('{"answers": {"pkg": {"selected": 2}}}', "answers.pkg.selected: expected a label or an"),
+    ('{"answers": {"pkg": {"selected": [2]}}}', "answers.pkg.selected[0]: expected a label"),
+    (
+        '{"answers": {"pkg": {"custom": "x", "notes": "n"}}}',
+        'answers.pkg: notes go beside a selection: expected {"selected": labels, "notes": '
+        'text} or {"first_option": true, "notes": text}, got the keys custom, notes',
+    ),
+    ('{"answers": {"pkg": {"notes": "n"}}}', "answers.pkg: notes go beside a selection"),
+    (
+        '{"answers": {"pkg": {"selected": "x", "skip": true}}}',
+        'answers.pkg: expected {"selected": labels}, optionally with notes, got selected, skip',
+    ),
+    ('{"default": {"first_option": false, "notes": "n"}}', "default: notes go beside a"),
     ('{"default": {"error": "ASK_CANCELED"}}', "default.error: expected an error code such"),
     ('{"default": {"error": "ASK_DECLINED", "message": 1}}', "default.message: expected a"),
     ('{"patterns": {"(": "x"}}', 'patterns["("]: not a regular expression'),

@@ -55,6 +55,13 @@ class StdioDriver(ConformanceDriver):
         offered = [option.label for option in question.options]
         self._type(",".join(str(offered.index(label) + 1) for label in labels))
 
+    def answer_with_notes(
+        self, question: AskUserQuestionItem, labels: Sequence[str], notes: str
+    ) -> None:
+        offered = [option.label for option in question.options]
+        numbers = ",".join(str(offered.index(label) + 1) for label in labels)
+        self._type(f"{numbers} # {notes}")
+
     def answer_custom(self, question: AskUserQuestionItem, text: str) -> None:
         self._type("=" + text)  # "=" makes any text literal, even "2" or "-"
 

@@ -67,7 +67,7 @@ def test_renders_question_and_picks_a_number(stdio_run: Any) -> None:
         "     fast, strict\n"
         "  2. npm\n"
         "  3. yarn\n"
-        "Type a number or your own answer (=text: literal text, -: skip)\n"
+        "Type a number or your own answer (=text: literal text, -: skip, 1 # text: add a note)\n"
         "> "
     ) in screen
     assert session.threads() == []  # the reader thread ended with the provider
@@ -101,6 +101,44 @@ def test_batch_of_questions_answered_together(stdio_run: Any) -> None:
     assert order == sorted(order)
     assert FEATURE_HINT in screen  # a multi-select question says several numbers may be given
     assert "\nProject name?\nType your answer (=text: literal text, -: skip)\n> " in screen
+
+
+def test_previews_are_shown_and_notes_are_taken_on_single_and_multi_select(
+    stdio_run: Any,
+) -> None:
+    layout = {
+        "id": "layout",
+        "question": "Which layout?",
+        "options": [
+            {"label": "grid", "description": "two columns", "preview": "+--+--+\n|  |  |"},
+            {"label": "list", "preview": "```\n- a\n- b\n```"},
+        ],
+    }
+    checks = {**layout, "id": "checks", "question": "Which checks?", "multiSelect": True}
+    session = stdio_run(request(layout, checks, question("plain", "Plain?", "a", "b")))
+    session.answer("1 # but tighter", "2, 1 #only on main", "2#")
+    results = session.finish()
+    assert answers(results[0]) == {
+        "layout": {"id": "layout", "selected": ["grid"], "notes": "but tighter"},
+        "checks": {"id": "checks", "selected": ["list", "grid"], "notes": "only on main"},
+        "plain": {"id": "plain", "selected": ["b"]},
+    }
+    screen = session.text
+    assert (
+        "\nWhich layout?\n"
+        "  1. grid\n"
+        "     two columns\n"
+        "     | +--+--+\n"
+        "     | |  |  |\n"
+        "  2. list\n"
+        "     | ```\n"
+        "     | - a\n"
+        "     | - b\n"
+        "     | ```\n"
+        "Type a number or your own answer (=text: literal text, -: skip, 1 # text: add a note)\n"
+        "> "
+    ) in screen
+    assert "(=text: literal text, -: skip, 1,3 # text: add a note)\n> " in screen
 
 
 def test_multi_select_text_with_a_number_is_custom(stdio_run: Any) -> None:
@@ -219,7 +257,10 @@ def test_end_of_input_rejects_the_pending_ask_and_every_later_one(stdio_run: Any
     assert results[2] == {"index": 2, "error": "ASK_ABORTED"}
     after = session.text.split("Question two?", 1)[1]
     after = re.sub(r"(RESULT|THREADS|DONE) .*(\n|$)", "", after)  # the driver's own lines
-    shown = "\n  1. c\n  2. d\nType a number or your own answer (=text: literal text, -: skip)\n> "
+    shown = (
+        "\n  1. c\n  2. d\n"
+        "Type a number or your own answer (=text: literal text, -: skip, 1 # text: add a note)\n> "
+    )
     assert after == shown  # nothing at all after the end of input
     assert "Question three?" not in session.text
 
@@ -234,6 +275,7 @@ def test_escape_sequences_from_the_model_are_shown_not_executed(stdio_run: Any) 
         detail="first\nsecond\x1b[1A\r\x9b2K\u202eevil",
         descriptions={"a\x1b[31mred": "desc\x1b(0\nfake: 9. option"},
     )
+    evil["options"][1]["preview"] = "code\x1b[2J\n\x1b]52;c;b3duZWQ=\x07\rfake: 3. option"
     session = stdio_run(request(evil))
     session.answer("1")
     results = session.finish()
@@ -249,6 +291,8 @@ def test_escape_sequences_from_the_model_are_shown_not_executed(stdio_run: Any) 
         "  1. a\\x1b[31mred\n"
         "     desc\\x1b(0\\nfake: 9. option\n"
         "  2. b\\x07bell\n"
+        "     | code\\x1b[2J\n"
+        "     | \\x1b]52;c;b3duZWQ=\\x07\\rfake: 3. option\n"
     ) in shown
     visible_controls = set(re.findall(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]", shown))
     assert visible_controls <= ({"\r"} if session.mode == "tty" else set())

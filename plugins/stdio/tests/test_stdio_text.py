@@ -18,6 +18,10 @@ def picked(*labels: str) -> AskUserQuestionAnswerItem:
     return AskUserQuestionAnswerItem("q", labels)
 
 
+def noted(notes: str, *labels: str) -> AskUserQuestionAnswerItem:
+    return AskUserQuestionAnswerItem("q", labels, notes=notes)
+
+
 def custom(text: str) -> AskUserQuestionAnswerItem:
     return AskUserQuestionAnswerItem("q", custom=text)
 
@@ -52,6 +56,19 @@ SKIPPED = AskUserQuestionAnswerItem("q")
         (FREE, "anything", custom("anything")),
         (FREE, "-", SKIPPED),
         (FREE, "=-", custom("-")),
+        (SINGLE, "2 # pin the version", noted("pin the version", "b")),
+        (SINGLE, " 3#x#y ", noted("x#y", "c")),
+        (SINGLE, "2 #   ", picked("b")),
+        (SINGLE, "yarn # fast", custom("yarn # fast")),
+        (SINGLE, "1 2 # both", custom("1 2 # both")),
+        (SINGLE, "# a note alone", custom("# a note alone")),
+        (SINGLE, "=2 # literal", custom("2 # literal")),
+        (SINGLE, "- # why", custom("- # why")),
+        (MULTI, "3,1 # strict", noted("strict", "c", "a")),
+        (MULTI, "1 1 2#n", noted("n", "a", "b")),
+        (MULTI, "1 two # n", custom("1 two # n")),
+        (FREE, "C# please", custom("C# please")),
+        (FREE, "1 # n", custom("1 # n")),
     ],
 )
 def test_interpret_answers(item: AskUserQuestionItem, line: str, expected: object) -> None:
@@ -69,6 +86,8 @@ def test_interpret_answers(item: AskUserQuestionItem, line: str, expected: objec
         (SINGLE, "9" * 5000, "There is no option 999999999...;"),
         (MULTI, "1 0", "There is no option 0; type numbers from 1 to 3,"),
         (MULTI, "4,1", "There is no option 4;"),
+        (SINGLE, "4 # note", "There is no option 4;"),
+        (MULTI, "1,0 # note", "There is no option 0;"),
         (FREE, "", "Please type an answer, or - to skip."),
         (SINGLE, "=", "Type text right after = (for example =42), or - to skip."),
         (FREE, " =  ", "Type text right after ="),
@@ -117,8 +136,52 @@ def test_render_question_layout() -> None:
         "  10. o10",
         "      d",
         "Type one or more numbers (like 1,3 or 1 3) or your own answer"
-        " (=text: literal text, -: skip)",
+        " (=text: literal text, -: skip, 1,3 # text: add a note)",
         "",
+    ]
+    single = AskUserQuestionItem("q", "Pick?", options=[AskUserQuestionOption("a")])
+    assert render_question(single).endswith(
+        "\nType a number or your own answer (=text: literal text, -: skip, 1 # text: add a note)\n"
+    )
+
+
+@pytest.mark.parametrize("multi", [False, True])
+def test_previews_are_shown_indented_after_the_description(multi: bool) -> None:
+    item = AskUserQuestionItem(
+        "q",
+        "Layout?",
+        options=[
+            AskUserQuestionOption("grid", "two columns", "```\n+--+--+\n|\ta |  |\r\n\n```"),
+            AskUserQuestionOption("list", preview="- a\n- b"),
+            AskUserQuestionOption("none", preview=" \n "),
+        ],
+        multi_select=multi,
+    )
+    lines = render_question(item).split("\n")
+    assert lines[2:14] == [
+        "  1. grid",
+        "     two columns",
+        "     | ```",
+        "     | +--+--+",
+        "     | |   a |  |",  # tabs expanded, not shown as \t
+        "     |",
+        "     | ```",
+        "  2. list",
+        "     | - a",
+        "     | - b",
+        "  3. none",  # a blank preview shows nothing
+        lines[13],
+    ]
+    assert lines[13].startswith("Type ")
+
+
+def test_previews_are_neutralised() -> None:
+    preview = "ok\x1b[2J\n\x1b]0;owned\x07\u202e\x9b6n\x08\x85end"
+    item = AskUserQuestionItem("q", "?", options=[AskUserQuestionOption("a", preview=preview)])
+    lines = render_question(item).split("\n")
+    assert lines[3:5] == [
+        "     | ok\\x1b[2J",
+        "     | \\x1b]0;owned\\x07\\u202e\\x9b6n\\x08\\x85end",
     ]
 
 

@@ -23,9 +23,11 @@ from ._scripted import (
     Custom,
     Reject,
     ScriptedProvider,
+    WithNotes,
     custom,
     reject,
     sequence,
+    with_notes,
 )
 
 __all__ = [
@@ -40,7 +42,9 @@ __all__ = [
     "Reject",
     "ScriptedProvider",
     "UserInteractionFixture",
+    "WithNotes",
     "custom",
     "reject",
     "sequence",
+    "with_notes",
 ]

@@ -11,6 +11,8 @@ The answer a rule gives (an :data:`AnswerSpec`) is one of:
   options;
 * a list or tuple of labels (a multi-select answer; one label for a single-select one);
 * ``custom(text)``, ``SKIP``, ``OMIT``, ``FIRST_OPTION``, ``SILENT``, ``reject(code)``;
+* ``with_notes(labels, notes)``: the labels (or ``FIRST_OPTION``) with the human's notes
+  beside them;
 * ``sequence(a, b, ...)``: one answer per time the question is asked;
 * a function of the question returning any of these (or an awaitable of one).
 """
@@ -57,9 +59,11 @@ __all__ = [
     "Custom",
     "Reject",
     "ScriptedProvider",
+    "WithNotes",
     "custom",
     "reject",
     "sequence",
+    "with_notes",
 ]
 
 #: The code of the error a :class:`ScriptedProvider` raises when its script has no valid
@@ -147,6 +151,44 @@ class Reject:
 
 
 @final
+class WithNotes:
+    """Options picked with notes beside them (see :func:`with_notes`)."""
+
+    __slots__ = ("answer", "notes")
+
+    def __init__(self, answer: str | Sequence[str] | _Sentinel, notes: str) -> None:
+        if not isinstance(notes, str):
+            raise TypeError(f"with_notes() notes must be a str, got {type(notes).__name__}")
+        if not notes.strip():
+            raise ValueError("with_notes() notes must not be blank (leave them out instead)")
+        if isinstance(answer, (list, tuple)):
+            if not answer:
+                raise ValueError("with_notes() needs a selection: notes go beside one")
+            _check_spec(answer, "with_notes()")
+            answer = tuple(answer)
+        elif answer is not FIRST_OPTION and not isinstance(answer, str):
+            raise TypeError(
+                f"with_notes() takes a label, a list of labels or FIRST_OPTION, got {answer!r}"
+            )
+        else:
+            _check_spec(answer, "with_notes()")
+        self.answer: str | tuple[str, ...] | _Sentinel = answer
+        self.notes = notes
+
+    def __repr__(self) -> str:
+        return f"with_notes({self.answer!r}, {self.notes!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, WithNotes) and (other.answer, other.notes) == (
+            self.answer,
+            self.notes,
+        )
+
+    def __hash__(self) -> int:
+        return hash((WithNotes, self.answer, self.notes))
+
+
+@final
 class AnswerSequence:
     """One answer per time a question is asked (see :func:`sequence`)."""
 
@@ -181,6 +223,7 @@ AnswerSpec = Union[
     Sequence[str],
     Custom,
     Reject,
+    WithNotes,
     AnswerSequence,
     _Sentinel,
     Callable[[AskUserQuestionItem], Any],
@@ -197,6 +240,12 @@ def reject(code: str, message: str | None = None) -> Reject:
     """Make the ask raise ``UserInteractionError(message, code)``, e.g.
     ``reject(ASK_CANCELLED)`` for a human who dismisses the question."""
     return Reject(code, message)
+
+
+def with_notes(answer: str | Sequence[str] | _Sentinel, notes: str) -> WithNotes:
+    """Pick ``answer`` (a label, a list of labels, or ``FIRST_OPTION``) and add ``notes``
+    beside the selection: ``with_notes("npm", "pin the version")``."""
+    return WithNotes(answer, notes)
 
 
 def sequence(*answers: AnswerSpec) -> AnswerSequence:
@@ -220,11 +269,12 @@ def _check_spec(spec: object, where: str) -> None:
                     f"{where}: a list of labels may hold only str, got {type(label).__name__}"
                 )
         return
-    if isinstance(spec, (Custom, Reject, AnswerSequence, _Sentinel)) or callable(spec):
+    if isinstance(spec, (Custom, Reject, WithNotes, AnswerSequence, _Sentinel)) or callable(spec):
         return
     raise TypeError(
         f"{where}: {spec!r} is not an answer; use a label, a list of labels, custom(text), "
-        "SKIP, OMIT, FIRST_OPTION, SILENT, reject(code), sequence(...) or a function"
+        "with_notes(labels, notes), SKIP, OMIT, FIRST_OPTION, SILENT, reject(code), "
+        "sequence(...) or a function"
     )
 
 
@@ -527,6 +577,16 @@ def _build(item: AskUserQuestionItem, spec: AnswerSpec) -> _Outcome:
         return spec
     if isinstance(spec, Custom):
         return AskUserQuestionAnswerItem(item.id, custom=spec.text)
+    if isinstance(spec, WithNotes):
+        if not item.options:
+            return _Problem(
+                f"{_quote(item)} has no options, so notes cannot go beside a selection; "
+                "script its text"
+            )
+        built = _build(item, spec.answer)
+        if isinstance(built, AskUserQuestionAnswerItem):
+            return AskUserQuestionAnswerItem(item.id, built.selected, notes=spec.notes)
+        return built
     if spec is FIRST_OPTION:
         if not item.options:
             return _Problem(

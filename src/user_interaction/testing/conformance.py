@@ -71,6 +71,16 @@ CONTROL_PAYLOADS: Final = (
 
 _CONTROLS: Final = re.compile("[\x00-\x1f\x7f-\x9f]")
 
+#: The Markdown preview the suite gives an option (``{label}`` is the option's label): a
+#: code fence, a table, a blank line, a tab, a very long line and non-ASCII text.
+_PREVIEW: Final = (
+    '```toml\n[shed]\npaint = "{label}"\ncoats = 2\n```\n'
+    "\n"
+    "| side | paint |\n|---|---|\n| north | {label} |\n"
+    "\n"
+    "\t- two coats, ünïcode ✓ — " + "a long line " * 60
+)
+
 
 def _needle(text: str) -> str:
     """The longest run of text without control characters: what a screen surely shows."""
@@ -81,13 +91,13 @@ class ConformanceDriver(abc.ABC):
     """How a simulated human uses your UI. Subclass it and implement at least
     :meth:`make_provider` and :meth:`answer`.
 
-    The action methods (``answer``, ``answer_custom``, ``skip``, ``cancel``, ``decline``,
-    ``stay_silent``) act on a question the provider is showing. Each may be a plain method,
-    which the suite runs on a worker thread (so it may block, e.g. on a pipe or a
-    pseudo-terminal), or an ``async def``, which it awaits on the event loop the provider
-    runs on. Leave an optional method out (``answer_custom``, ``skip``, ``cancel``,
-    ``decline``, ``screen_text``) when your UI has no such gesture: the tests that need it
-    are skipped.
+    The action methods (``answer``, ``answer_with_notes``, ``answer_custom``, ``skip``,
+    ``cancel``, ``decline``, ``stay_silent``) act on a question the provider is showing.
+    Each may be a plain method, which the suite runs on a worker thread (so it may block,
+    e.g. on a pipe or a pseudo-terminal), or an ``async def``, which it awaits on the event
+    loop the provider runs on. Leave an optional method out (``answer_with_notes``,
+    ``answer_custom``, ``skip``, ``cancel``, ``decline``, ``screen_text``) when your UI has
+    no such gesture: the tests that need it are skipped.
     """
 
     #: The provider declares ``serial = True`` (it shows one request at a time).
@@ -109,6 +119,12 @@ class ConformanceDriver(abc.ABC):
     @abc.abstractmethod
     def answer(self, question: AskUserQuestionItem, labels: Sequence[str]) -> Any:
         """Pick the options with these ``labels`` (one label on a single-select question)."""
+
+    def answer_with_notes(
+        self, question: AskUserQuestionItem, labels: Sequence[str], notes: str
+    ) -> Any:
+        """Pick the options with these ``labels`` and write ``notes`` beside the choice."""
+        raise NotImplementedError
 
     def answer_custom(self, question: AskUserQuestionItem, text: str) -> Any:
         """Type ``text`` as the answer (also the answer to a question without options)."""
@@ -150,7 +166,9 @@ def _implements(driver: ConformanceDriver, name: str) -> bool:
     return getattr(type(driver), name) is not getattr(ConformanceDriver, name)
 
 
-_OPTIONAL: Final = frozenset({"answer_custom", "skip", "cancel", "decline", "screen_text"})
+_OPTIONAL: Final = frozenset(
+    {"answer_with_notes", "answer_custom", "skip", "cancel", "decline", "screen_text"}
+)
 
 
 def _require(driver: ConformanceDriver, name: str) -> None:
@@ -260,6 +278,17 @@ class _Session:
     def free(self) -> AskUserQuestionItem:
         n = self._next()
         return AskUserQuestionItem(f"name{n}", f"What should project {n} be called?")
+
+    @staticmethod
+    def previewed(item: AskUserQuestionItem) -> AskUserQuestionItem:
+        """``item`` with a Markdown preview on every option."""
+        options = [
+            AskUserQuestionOption(o.label, o.description, _PREVIEW.format(label=o.label))
+            for o in item.options
+        ]
+        return AskUserQuestionItem(
+            item.id, item.question, item.header, options, item.multi_select, item.detail
+        )
 
     # -- the human -----------------------------------------------------------------------
 
@@ -422,13 +451,25 @@ def _item(
 
 
 def _expect_selected(
-    answer: AskUserQuestionAnswer, question: AskUserQuestionItem, labels: list[str], what: str
+    answer: AskUserQuestionAnswer,
+    question: AskUserQuestionItem,
+    labels: list[str],
+    what: str,
+    notes: str | None = None,
 ) -> None:
     item = _item(answer, question, what)
     assert item.custom is None, f"{what}: expected a selection, got custom text {item.custom!r}"
     assert sorted(item.selected) == sorted(labels), (
         f"{what}: expected {labels!r} to be selected, got {list(item.selected)!r}"
     )
+    if notes is None:
+        assert item.notes is None, (
+            f"{what}: the human wrote no notes, but the answer carries notes {item.notes!r}"
+        )
+    else:
+        assert item.notes == notes, (
+            f"{what}: expected the notes {notes!r} beside the selection, got {item.notes!r}"
+        )
 
 
 def _run(driver: ConformanceDriver, scenario: Callable[[_Session], Awaitable[None]]) -> None:
@@ -588,6 +629,55 @@ class ProviderConformance:
             _expect_selected(answer, multi, ["test", "build"], "the second question of a batch")
             if free is not None:
                 assert _item(answer, free, "batch").custom == "Shed Co"
+
+        _run(driver, scenario)
+
+    def test_previews_do_not_get_in_the_way(self, driver: ConformanceDriver) -> None:
+        """Options with Markdown previews (code, a table, long lines) are answered like any
+        others, on single- and multi-select questions, whether or not the UI shows them."""
+
+        async def scenario(session: _Session) -> None:
+            single, multi = session.previewed(session.single()), session.previewed(session.multi())
+            steps = [
+                (single, session.act("answer", single, ["blue"])),
+                (multi, session.act("answer", multi, ["lint", "build"])),
+            ]
+            task = await session.ask([single, multi], steps)
+            answer = await session.answer_of(task, "questions whose options have previews")
+            _expect_selected(answer, single, ["blue"], "a single-select question with previews")
+            _expect_selected(
+                answer, multi, ["lint", "build"], "a multi-select question with previews"
+            )
+
+        _run(driver, scenario)
+
+    def test_notes_beside_a_selection(self, driver: ConformanceDriver) -> None:
+        """Notes the human writes come back beside their selection, on single- and
+        multi-select questions; typed text stays custom text, never notes."""
+        _require(driver, "answer_with_notes")
+
+        async def scenario(session: _Session) -> None:
+            single, multi = session.single(), session.previewed(session.multi())
+            questions = [single, multi]
+            steps = [
+                (single, session.act("answer_with_notes", single, ["green"], "a darker shade")),
+                (multi, session.act("answer_with_notes", multi, ["test", "docs"], "docs on main")),
+            ]
+            typed = None
+            text = "Teal # or any green that is in stock"
+            if _implements(driver, "answer_custom"):
+                typed = session.single()
+                questions.append(typed)
+                steps.append((typed, session.act("answer_custom", typed, text)))
+            task = await session.ask(questions, steps)
+            answer = await session.answer_of(task, "answers with notes")
+            _expect_selected(answer, single, ["green"], "a single-select note", "a darker shade")
+            _expect_selected(answer, multi, ["test", "docs"], "a multi-select note", "docs on main")
+            if typed is not None:
+                item = _item(answer, typed, "custom text beside notes")
+                assert (item.custom, item.selected, item.notes) == (text, (), None), (
+                    f"typed text must come back as custom text, without notes, got {item}"
+                )
 
         _run(driver, scenario)
 
@@ -790,7 +880,7 @@ class ProviderConformance:
                 header=tainted("Colour", "H"),
                 detail=tainted("Pick a paint.", "D"),
                 options=[
-                    AskUserQuestionOption(label, tainted("warm", "E")),
+                    AskUserQuestionOption(label, tainted("warm", "E"), tainted("```\nx", "P")),
                     AskUserQuestionOption("green"),
                 ],
             )
@@ -807,7 +897,7 @@ class ProviderConformance:
             screen = session.screen()
             leaked = [
                 f"{p}{tag}{n}"
-                for tag in "QHDLE"
+                for tag in "QHDLEP"
                 for n, p in enumerate(CONTROL_PAYLOADS)
                 if f"{p}{tag}{n}" in screen
             ]

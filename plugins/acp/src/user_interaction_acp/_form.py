@@ -2,9 +2,12 @@
 
 Each question becomes a field for the choice (a single-select string whose titled options
 carry the descriptions, or a multi-select array) plus a free-text field for a custom
-answer; a question without options is a single free-text field. Field names come from the
-question's position and an ASCII slug of its id, so they are unique and safe whatever the
-id is. The reply is checked against what the form offered before it becomes an answer.
+answer, and, when the provider offers notes, a free-text field for notes beside the
+choice; a question without options is a single free-text field. An option's preview
+travels as plain text in its description (form fields have no Markdown). Field names come
+from the question's position and an ASCII slug of its id, so they are unique and safe
+whatever the id is. The reply is checked against what the form offered before it becomes
+an answer.
 """
 
 from __future__ import annotations
@@ -34,10 +37,11 @@ from user_interaction import (
     AskUserQuestionAnswer,
     AskUserQuestionAnswerItem,
     AskUserQuestionItem,
+    AskUserQuestionOption,
     UserInteractionError,
 )
 
-__all__ = ["FormPlan", "field_names"]
+__all__ = ["PREVIEW_LIMIT", "FormPlan", "field_names", "plain_preview"]
 
 ElicitationReply = Union[
     AcceptElicitationResponse,
@@ -50,21 +54,25 @@ FormProperty = Union[ElicitationStringPropertySchema, ElicitationMultiSelectProp
 _SLUG_LIMIT: Final = 32
 _NOT_SLUG: Final = re.compile(r"[^A-Za-z0-9]+")
 _QUOTE_LIMIT: Final = 60
+#: The most characters of a preview put into an option's description.
+PREVIEW_LIMIT: Final = 2000
+_FENCE: Final = re.compile(r"^\s*(```|~~~)")
+_BLANK_LINES: Final = re.compile(r"\n{3,}")
 
 
-def field_names(index: int, question_id: str) -> tuple[str, str]:
-    """The names of question ``index``'s choice field and custom-text field.
+def field_names(index: int, question_id: str) -> tuple[str, str, str]:
+    """The names of question ``index``'s choice, custom-text and notes fields.
 
     ``q<n>`` (the 1-based position) makes them unique; an ASCII slug of the id, when it has
-    one, makes them readable: ``q1_pkg`` and ``q1_pkg_custom``. Every name matches
-    ``q[0-9]+(_[A-Za-z0-9_]*)?``, so a client may use it as an identifier, a key or a DOM
-    id. The names of question ``n`` are ``q<n>`` or start with ``q<n>_`` (never with a
-    further digit), and its two names differ, so no two names of a form can be equal,
-    whatever the ids are.
+    one, makes them readable: ``q1_pkg``, ``q1_pkg_custom`` and ``q1_pkg_notes``. Every
+    name matches ``q[0-9]+(_[A-Za-z0-9_]*)?``, so a client may use it as an identifier, a
+    key or a DOM id. The names of question ``n`` are ``q<n>`` or start with ``q<n>_``
+    (never with a further digit), and its three names differ, so no two names of a form
+    can be equal, whatever the ids are.
     """
     slug = _NOT_SLUG.sub("_", question_id).strip("_")[:_SLUG_LIMIT].rstrip("_")
     base = f"q{index + 1}_{slug}" if slug else f"q{index + 1}"
-    return base, f"{base}_custom"
+    return base, f"{base}_custom", f"{base}_notes"
 
 
 @dataclass(frozen=True)
@@ -74,6 +82,7 @@ class _Question:
     item: AskUserQuestionItem
     choice: str  # the option field, or the text field of a question without options
     custom: str | None  # the custom-text field; None for a question without options
+    notes: str | None  # the notes field; None without options or when notes are off
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -85,11 +94,14 @@ class FormPlan:
 
     __slots__ = ("message", "questions", "schema")
 
-    def __init__(self, questions: Sequence[AskUserQuestionItem]) -> None:
+    def __init__(self, questions: Sequence[AskUserQuestionItem], *, notes: bool = False) -> None:
         planned = []
         for index, item in enumerate(questions):
-            choice, custom = field_names(index, item.id)
-            planned.append(_Question(item, choice, custom if item.options else None))
+            choice, custom, noted = field_names(index, item.id)
+            if not item.options:
+                planned.append(_Question(item, choice, None, None))
+            else:
+                planned.append(_Question(item, choice, custom, noted if notes else None))
         self.questions: tuple[_Question, ...] = tuple(planned)
         properties: dict[str, FormProperty] = {}
         for question in self.questions:
@@ -114,7 +126,11 @@ class FormPlan:
                 PROVIDER_FAILED,
             )
         content: Mapping[str, object] = reply.content or {}
-        known = {name for question in self.questions for name in (question.choice, question.custom)}
+        known = {
+            name
+            for question in self.questions
+            for name in (question.choice, question.custom, question.notes)
+        }
         for name in content:
             if name not in known:
                 raise _invalid(
@@ -151,7 +167,7 @@ def _properties(question: _Question) -> dict[str, FormProperty]:
             )
         }
     options = [
-        EnumOption(const=option.label, title=option.label, description=option.description)
+        EnumOption(const=option.label, title=option.label, description=_described(option))
         for option in item.options
     ]
     choice: FormProperty
@@ -174,22 +190,57 @@ def _properties(question: _Question) -> dict[str, FormProperty]:
             "used instead of the choice."
         ),
     )
-    return {question.choice: choice, question.custom: custom}
+    fields: dict[str, FormProperty] = {question.choice: choice, question.custom: custom}
+    if question.notes is not None:
+        fields[question.notes] = ElicitationStringPropertySchema(
+            type="string",
+            title="Notes",
+            description=(
+                f'Notes beside your choice for "{_quote(item.header or item.question)}", '
+                "such as a condition or a detail to keep in mind."
+            ),
+        )
+    return fields
+
+
+def _described(option: AskUserQuestionOption) -> str | None:
+    """The option's description with its preview after it, as plain text."""
+    parts = [option.description] if option.description else []
+    if option.preview and option.preview.strip():
+        parts.append(plain_preview(option.preview))
+    return "\n\n".join(parts) or None
+
+
+def plain_preview(preview: str) -> str:
+    """A Markdown preview as plain text: without code fences, at most ``PREVIEW_LIMIT``."""
+    lines = [line.rstrip() for line in preview.splitlines() if not _FENCE.match(line)]
+    text = _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip("\n")
+    if len(text) > PREVIEW_LIMIT:
+        text = text[: PREVIEW_LIMIT - 1].rstrip() + "…"
+    return text
 
 
 def _read_question(question: _Question, content: Mapping[str, object]) -> AskUserQuestionAnswerItem:
     item = question.item
+    notes = None
+    if question.notes is not None:
+        notes = _text(question, question.notes, content.get(question.notes))
     if question.custom is not None:
         custom = _text(question, question.custom, content.get(question.custom))
-        if custom is not None:  # custom text overrides a choice
-            return AskUserQuestionAnswerItem(item.id, custom=custom)
+        if custom is not None:  # custom text overrides a choice; notes stay with it
+            return AskUserQuestionAnswerItem(item.id, custom=_joined(custom, notes))
     value = content.get(question.choice)
     if not item.options:
         text = _text(question, question.choice, value)
         return AskUserQuestionAnswerItem(item.id, custom=text)
-    if item.multi_select:
-        return AskUserQuestionAnswerItem(item.id, selected=_choices(question, value))
-    return AskUserQuestionAnswerItem(item.id, selected=_choice(question, value))
+    selected = _choices(question, value) if item.multi_select else _choice(question, value)
+    if not selected:  # notes go beside a selection: alone, they are the human's own answer
+        return AskUserQuestionAnswerItem(item.id, custom=notes)
+    return AskUserQuestionAnswerItem(item.id, selected=selected, notes=notes)
+
+
+def _joined(custom: str, notes: str | None) -> str:
+    return custom if notes is None else f"{custom}\n\n{notes}"
 
 
 def _text(question: _Question, name: str, value: object) -> str | None:

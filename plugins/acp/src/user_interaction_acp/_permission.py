@@ -2,8 +2,8 @@
 
 A permission request offers buttons, nothing else, so it serves single-select questions
 only: one request per question, one permission option per answer option. The question,
-its header and detail, and the option descriptions travel as the tool call's title and
-text content, which clients show above the buttons.
+its header and detail, and the option descriptions and previews travel as the tool
+call's title and text content, which clients show above the buttons.
 """
 
 from __future__ import annotations
@@ -28,8 +28,11 @@ from user_interaction import (
     PROVIDER_FAILED,
     AskUserQuestionAnswerItem,
     AskUserQuestionItem,
+    AskUserQuestionOption,
     UserInteractionError,
 )
+
+from ._form import plain_preview
 
 __all__ = ["PermissionPlan", "check_permission_fallback"]
 
@@ -55,6 +58,10 @@ def check_permission_fallback(
         )
 
 
+def _previewed(option: AskUserQuestionOption) -> bool:
+    return bool(option.preview and option.preview.strip())
+
+
 class PermissionPlan:
     """The permission request for one single-select question, and its outcome."""
 
@@ -71,10 +78,15 @@ class PermissionPlan:
         lines = [item.question]
         if item.detail:
             lines += ["", item.detail]
-        described = [option for option in item.options if option.description]
+        described = [option for option in item.options if option.description or _previewed(option)]
         if described:
             lines.append("")
-            lines += [f"- {option.label}: {option.description}" for option in described]
+        for option in described:
+            lines.append(
+                f"- {option.label}" + (f": {option.description}" if option.description else "")
+            )
+            if _previewed(option):
+                lines += ["", plain_preview(option.preview or ""), ""]
         self.tool_call = ToolCallUpdate(
             tool_call_id=f"user-question-{uuid.uuid4().hex}",
             title=f"{item.header}: {item.question}" if item.header else item.question,
@@ -82,7 +94,8 @@ class PermissionPlan:
             status="pending",
             content=[
                 ContentToolCallContent(
-                    type="content", content=TextContentBlock(type="text", text="\n".join(lines))
+                    type="content",
+                    content=TextContentBlock(type="text", text="\n".join(lines).rstrip("\n")),
                 )
             ],
         )

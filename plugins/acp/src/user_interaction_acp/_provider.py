@@ -44,13 +44,23 @@ class AcpProvider:
     :class:`AcpTurn` in ``request.agent`` or, more often, in the running context (``with
     bridge.turn(session_id):``), so it can be built without arguments, as the ``acp``
     entry point does, and reloaded or swapped at any time.
+
+    ``notes=True`` adds a "Notes" field per question with options to the form, for notes
+    beside the choice; it is off by default so forms stay short. Permission prompts have
+    no room for notes.
     """
 
     #: The name the manager reports for this provider.
     name: Final = "acp"
 
+    def __init__(self, *, notes: bool = False) -> None:
+        if not isinstance(notes, bool):
+            raise TypeError(f"notes must be True or False, got {notes!r}")
+        #: Whether forms offer a notes field beside each choice.
+        self.notes = notes
+
     def __repr__(self) -> str:
-        return "<AcpProvider>"
+        return "<AcpProvider notes>" if self.notes else "<AcpProvider>"
 
     @hookimpl
     async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
@@ -64,7 +74,7 @@ class AcpProvider:
             raise stop.error()
         if bridge.supports_form:
             try:
-                return await _ask_form(bridge, connection, turn, request, stop)
+                return await _ask_form(bridge, connection, turn, request, stop, notes=self.notes)
             except _FormNotServed as refused:
                 bridge.refuse_form()  # and ask the way a client without forms is asked
                 try:
@@ -90,8 +100,10 @@ async def _ask_form(
     turn: AcpTurn,
     request: AskUserQuestionRequest,
     stop: AbortSignal,
+    *,
+    notes: bool,
 ) -> AskUserQuestionAnswer:
-    plan = FormPlan(request.questions)
+    plan = FormPlan(request.questions, notes=notes)
     mode = ElicitationFormSessionMode(
         session_id=turn.session_id, tool_call_id=turn.tool_call_id, requested_schema=plan.schema
     )

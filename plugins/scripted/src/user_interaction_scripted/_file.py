@@ -3,15 +3,18 @@
 ::
 
     {
-      "answers":  {"pkg": "pnpm", "tools": ["ruff", "mypy"], "name": {"custom": "Ada"}},
+      "answers":  {"pkg": {"selected": "npm", "notes": "pin the version"},
+                   "tools": ["ruff", "mypy"], "name": {"custom": "Ada"}},
       "patterns": {"(?i)deploy|delete": {"error": "ASK_DECLINED"}},
       "default":  {"first_option": true},
       "delay":    0.5
     }
 
 Every key is optional. An answer is a label (or the text of a question without options),
-a list of labels, or one of ``{"custom": text}``, ``{"skip": true}``, ``{"omit": true}``,
-``{"first_option": true}``, ``{"silent": true}``, ``{"error": CODE, "message": text?}``.
+a list of labels, or one of ``{"custom": text}``, ``{"selected": labels, "notes": text?}``,
+``{"skip": true}``, ``{"omit": true}``, ``{"first_option": true, "notes": text?}``,
+``{"silent": true}``, ``{"error": CODE, "message": text?}``. ``notes`` go beside the
+selection, as the human's remark on it.
 Problems are reported as ``INVALID_ANSWERS_FILE`` with the file and the JSON path.
 """
 
@@ -33,6 +36,7 @@ from user_interaction.testing import (
     ScriptedProvider,
     custom,
     reject,
+    with_notes,
 )
 
 __all__ = ["INVALID_ANSWERS_FILE", "build_provider", "parse_answers", "read_answers"]
@@ -47,7 +51,7 @@ _FLAGS: Final[Mapping[str, AnswerSpec]] = {
     "first_option": FIRST_OPTION,
     "silent": SILENT,
 }
-_FORMS: Final = "custom, skip, omit, first_option, silent or error"
+_FORMS: Final = "custom, selected, skip, omit, first_option, silent or error"
 _IDENTIFIER: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -85,7 +89,7 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return data
 
 
-def _answer(value: object, path: str) -> AnswerSpec:
+def _labels(value: object, path: str) -> str | list[str]:
     if isinstance(value, str):
         if not value.strip():
             raise _Invalid(path, 'a blank answer; use {"skip": true} to skip a question')
@@ -95,11 +99,44 @@ def _answer(value: object, path: str) -> AnswerSpec:
             if not isinstance(label, str):
                 raise _Invalid(f"{path}[{index}]", f"expected a label string, got {_kind(label)}")
         return list(value)
+    raise _Invalid(path, f"expected a label or an array of labels, got {_kind(value)}")
+
+
+def _noted(value: dict[str, Any], path: str) -> AnswerSpec:
+    """``{"selected": labels, "notes": text?}`` or ``{"first_option": true, "notes": text}``."""
+    notes = value.get("notes")
+    if "notes" in value and (not isinstance(notes, str) or not notes.strip()):
+        raise _Invalid(f"{path}.notes", "expected non-blank text")
+    rest = set(value) - {"notes"}
+    if rest == {"selected"}:
+        labels = _labels(value["selected"], f"{path}.selected")
+        if notes is None:
+            return labels
+        if not labels:
+            raise _Invalid(f"{path}.selected", "notes need at least one label beside them")
+        return with_notes(labels, notes)
+    if rest == {"first_option"} and value["first_option"] is True and notes is not None:
+        return with_notes(FIRST_OPTION, notes)
+    keys = ", ".join(sorted(value))
+    if notes is None:
+        raise _Invalid(path, f'expected {{"selected": labels}}, optionally with notes, got {keys}')
+    raise _Invalid(
+        path,
+        'notes go beside a selection: expected {"selected": labels, "notes": text} or '
+        f'{{"first_option": true, "notes": text}}, got the keys {keys}',
+    )
+
+
+def _answer(value: object, path: str) -> AnswerSpec:
+    if isinstance(value, (str, list)):
+        return _labels(value, path)
     if not isinstance(value, dict):
         raise _Invalid(
             path, f"expected a string, an array of labels or an object, got {_kind(value)}"
         )
     keys = set(value)
+    if "notes" in keys or "selected" in keys:
+        return _noted(value, path)
     if "error" in keys and keys <= {"error", "message"}:
         code, message = value["error"], value.get("message")
         if not isinstance(code, str) or code not in ERROR_CODES:

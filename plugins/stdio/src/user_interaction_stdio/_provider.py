@@ -68,9 +68,10 @@ class StdioProvider:
     across providers reading the same stream.
 
     Answers are typed as: a number (several on multi-select questions, separated by commas
-    or spaces), any other text for a custom answer, ``=text`` for literal text such as
-    ``=42``, and ``-`` to skip. End of input rejects with ``ASK_ABORTED``, now and for
-    every later ask.
+    or spaces), optionally followed by ``# note`` for notes beside the choice (``2 # pin
+    the version``), any other text for a custom answer, ``=text`` for literal text such as
+    ``=42``, and ``-`` to skip. Option previews are shown under their option. End of input
+    rejects with ``ASK_ABORTED``, now and for every later ask.
     """
 
     #: A terminal shows one question at a time: the manager queues concurrent asks.

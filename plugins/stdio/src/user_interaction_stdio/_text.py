@@ -2,8 +2,9 @@
 
 Rendering shows every string that came from the model with terminal control characters
 made visible (ESC is shown as ``\\x1b``), so model text can never move the cursor, retitle
-the window or recolour the screen. Interpreting turns one typed line into an answer item,
-or into a one-line hint when the prompt must be shown again.
+the window or recolour the screen; an option's preview is shown under it, indented
+behind a ``| `` gutter, with its line breaks kept. Interpreting turns one typed line into
+an answer item, or into a one-line hint when the prompt must be shown again.
 
 Typing conventions (also in the README and in the hint under every question):
 
@@ -11,6 +12,7 @@ Typing conventions (also in the README and in the hint under every question):
   commas and/or spaces pick several (duplicates collapse, order of first appearance);
 * ``-`` alone skips the question (an answer with no selection and no custom text);
 * ``=text`` answers with ``text`` literally, so ``=42`` is the custom answer ``42``;
+* ``#`` after the numbers starts a note beside the choice: ``2 # pin the version``;
 * any other non-empty text is a custom answer.
 """
 
@@ -21,14 +23,28 @@ from typing import Final, Union
 
 from user_interaction import AskUserQuestionAnswerItem, AskUserQuestionItem
 
-__all__ = ["LITERAL", "PROMPT", "SKIP", "interpret", "render_question", "usage", "visible"]
+__all__ = [
+    "LITERAL",
+    "NOTE",
+    "PROMPT",
+    "SKIP",
+    "interpret",
+    "render_question",
+    "usage",
+    "visible",
+]
 
 #: Typed alone, skips the question.
 SKIP: Final = "-"
 #: Starts a literal custom answer: ``=42`` answers ``42`` instead of picking option 42.
 LITERAL: Final = "="
+#: After the numbers of a choice, starts a note beside it: ``2 # pin the version``.
+NOTE: Final = "#"
 #: The input prompt.
 PROMPT: Final = "> "
+#: What each line of an option's preview is shown behind (after the indentation).
+GUTTER: Final = "| "
+_TAB_SIZE: Final = 4
 
 # C0 and C1 controls, DEL, and the invisible characters that reorder or break lines
 # (bidirectional overrides and isolates, the Arabic letter mark, line/paragraph separators).
@@ -67,12 +83,15 @@ def visible(text: str, *, multiline: bool = False) -> str:
 
 def usage(item: AskUserQuestionItem) -> str:
     """The one-line hint shown under a question, before the first prompt."""
-    conventions = f"({LITERAL}text: literal text, {SKIP}: skip)"
+    conventions = f"{LITERAL}text: literal text, {SKIP}: skip"
     if not item.options:
-        return f"Type your answer {conventions}"
+        return f"Type your answer ({conventions})"
     if item.multi_select:
-        return f"Type one or more numbers (like 1,3 or 1 3) or your own answer {conventions}"
-    return f"Type a number or your own answer {conventions}"
+        return (
+            "Type one or more numbers (like 1,3 or 1 3) or your own answer "
+            f"({conventions}, 1,3 {NOTE} text: add a note)"
+        )
+    return f"Type a number or your own answer ({conventions}, 1 {NOTE} text: add a note)"
 
 
 def _choices(item: AskUserQuestionItem) -> str:
@@ -93,9 +112,13 @@ def render_question(item: AskUserQuestionItem) -> str:
         lines.extend(visible(item.detail, multiline=True).split("\n"))
     for number, option in enumerate(item.options, 1):
         bullet = f"  {number}. "
+        indent = " " * len(bullet)
         lines.append(bullet + visible(option.label))
         if option.description:
-            lines.append(" " * len(bullet) + visible(option.description))
+            lines.append(indent + visible(option.description))
+        if option.preview and option.preview.strip():
+            preview = visible(option.preview.expandtabs(_TAB_SIZE), multiline=True)
+            lines.extend((indent + GUTTER + line).rstrip() for line in preview.split("\n"))
     lines.append(usage(item))
     return "\n".join(lines) + "\n"
 
@@ -118,24 +141,33 @@ def interpret(item: AskUserQuestionItem, line: str) -> Interpretation:
         if not literal:
             return f"Type text right after {LITERAL} (for example {LITERAL}42), or {SKIP} to skip."
         return AskUserQuestionAnswerItem(item.id, custom=literal)
-    count = len(item.options)
-    if count:
-        if item.multi_select and _NUMBERS.fullmatch(text):
-            tokens = _SEPARATORS.split(text)
-        elif _NUMBER.fullmatch(text):
-            tokens = [text]
-        else:
-            tokens = []
-        picked: list[str] = []
-        for token in tokens:
-            digits = token.lstrip("0") or "0"
-            number = int(digits) if len(digits) <= _MAX_DIGITS else 0
-            if not 1 <= number <= count:
-                shown = digits if len(digits) <= _MAX_DIGITS else digits[:_MAX_DIGITS] + "..."
-                return f"There is no option {shown}; " + _choices(item)
-            label = item.options[number - 1].label
-            if label not in picked:
-                picked.append(label)
+    if item.options:
+        choice, _, notes = text.partition(NOTE)
+        picked = _pick(item, choice.strip())
+        if isinstance(picked, str):
+            return picked
         if picked:
-            return AskUserQuestionAnswerItem(item.id, picked)
+            return AskUserQuestionAnswerItem(item.id, picked, notes=notes.strip() or None)
     return AskUserQuestionAnswerItem(item.id, custom=text)
+
+
+def _pick(item: AskUserQuestionItem, text: str) -> list[str] | str:
+    """The labels the numbers in ``text`` pick (none if it is not numbers), or a hint."""
+    if item.multi_select and _NUMBERS.fullmatch(text):
+        tokens = _SEPARATORS.split(text)
+    elif _NUMBER.fullmatch(text):
+        tokens = [text]
+    else:
+        return []
+    count = len(item.options)
+    picked: list[str] = []
+    for token in tokens:
+        digits = token.lstrip("0") or "0"
+        number = int(digits) if len(digits) <= _MAX_DIGITS else 0
+        if not 1 <= number <= count:
+            shown = digits if len(digits) <= _MAX_DIGITS else digits[:_MAX_DIGITS] + "..."
+            return f"There is no option {shown}; " + _choices(item)
+        label = item.options[number - 1].label
+        if label not in picked:
+            picked.append(label)
+    return picked
