@@ -22,6 +22,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
     "--no-first-run",
+    "--host-resolver-rules=MAP rebound.example 127.0.0.1",  # a DNS rebinding attack's name
 ]
 STEP_MS = 5000  # any single UI step; a missed one fails instead of hanging
 
@@ -51,7 +52,9 @@ def launch() -> Iterator[Browser]:
 class Tab:
     """One browser tab on the page; ``errors`` collects console errors and page errors."""
 
-    def __init__(self, browser: Browser, url: str, **context: Any) -> None:
+    def __init__(
+        self, browser: Browser, url: str, *, connected: bool = True, **context: Any
+    ) -> None:
         self.url = url
         self.context = browser.new_context(**context)
         self.page: Page = self.context.new_page()
@@ -60,7 +63,8 @@ class Tab:
         self._expected: list[int] = []  # statuses a test provoked on purpose
         self.page.on("console", self._console)
         self.page.on("pageerror", lambda error: self._errors.append(f"page error: {error}"))
-        self.open()
+        if connected:
+            self.open()
 
     def _console(self, message: Any) -> None:
         if message.type == "error":
