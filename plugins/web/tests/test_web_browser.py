@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 from browser_support import Tab
-from web_support import Agent, error_of, package_question
+from web_support import Agent, Client, error_of, package_question, wait_until
 
 from user_interaction import (
     ASK_ABORTED,
@@ -395,7 +395,7 @@ def test_the_title_counts_pending_questions(tab: Tab, agent: Agent) -> None:
     first = agent.ask(package_question("first"))
     agent.ask(package_question("second"), timeout=10)
     expect(tab.page).to_have_title("(2) questions · user-interaction")
-    tab.cards().first.get_by_role("button", name="Cancel").click()
+    tab.card_for("first").get_by_role("button", name="Cancel").click()
     assert error_of(first).code == ASK_CANCELLED
     expect(tab.page).to_have_title("(1) question · user-interaction")
     expect(tab.page.locator("#empty")).to_be_hidden()
@@ -406,7 +406,9 @@ def test_screenshot_of_two_pending_asks(
     browser: Browser, provider: WebProvider, agent: Agent, scheme: str, tmp_path: Path
 ) -> None:
     """Takes the README's screenshots; ``USER_INTERACTION_WEB_SCREENSHOTS=DIR`` keeps them."""
+    client = Client(provider.start())
     agent.ask(package_question(), timeout=10)
+    wait_until(lambda: len(client.snapshot()) == 1)  # the cards in a known order
     agent.ask(
         AskUserQuestionItem(
             "checks",
@@ -430,8 +432,8 @@ def test_screenshot_of_two_pending_asks(
     )
     try:
         expect(tab.cards()).to_have_count(2)
-        tab.cards().first.get_by_role("radio", name="pnpm", exact=True).check()
-        tab.cards().nth(1).get_by_role("checkbox", name="tests", exact=True).check()
+        tab.card_for("pkg").get_by_role("radio", name="pnpm", exact=True).check()
+        tab.card_for("checks").get_by_role("checkbox", name="tests", exact=True).check()
         tab.page.locator("body").click(position={"x": 5, "y": 5})  # no focus ring in the shot
         path = tmp_path / f"web-{scheme}.png"
         tab.page.screenshot(path=str(path), full_page=True)
