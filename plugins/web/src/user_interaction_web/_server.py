@@ -1,0 +1,318 @@
+"""The page's HTTP server (aiohttp, on the provider's own loop): static files, a Server-Sent
+Events stream of the pending asks, and ``POST /api/answer``, all behind the loopback guards
+of ``design/web.md``."""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import itertools
+import json
+import secrets
+import subprocess
+import sys
+from importlib.resources import files
+from typing import Any, Final
+
+from aiohttp import web
+
+from user_interaction import (
+    ASK_ABORTED,
+    ASK_CANCELLED,
+    ASK_DECLINED,
+    PROVIDER_DISPOSED,
+    AbortSignal,
+    AskUserQuestionAnswer,
+    AskUserQuestionRequest,
+    UserInteractionError,
+)
+
+from ._answers import Refused, read_answer, read_reply
+
+__all__ = ["MAX_BODY", "SECURITY_HEADERS", "Server"]
+
+#: Largest request body accepted (a bigger one is 413).
+MAX_BODY: Final = 64 * 1024
+#: Sent on every response, errors included.
+SECURITY_HEADERS: Final = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+    "X-Frame-Options": "DENY",
+}
+_PING_SECONDS: Final = 15.0
+_LOOPBACK_NAMES: Final = frozenset({"127.0.0.1", "localhost", "[::1]"})
+_STATIC: Final = {
+    "/": ("index.html", "text/html"),
+    "/app.js": ("app.js", "text/javascript"),
+    "/app.css": ("app.css", "text/css"),
+}
+
+
+class _Ask:
+    """One pending ask: its card (what the page renders) and the future its reply settles."""
+
+    __slots__ = ("card", "future", "request")
+
+    def __init__(self, request: AskUserQuestionRequest, card: dict[str, Any]) -> None:
+        self.request = request
+        self.card = card
+        self.future: asyncio.Future[AskUserQuestionAnswer] = (
+            asyncio.get_running_loop().create_future()
+        )
+
+
+class _Page:
+    """One connected event stream (a tab)."""
+
+    __slots__ = ("queue", "request")
+
+    def __init__(self, request: web.Request) -> None:
+        self.request = request
+        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()  # None: closing
+
+    @property
+    def connected(self) -> bool:
+        transport = self.request.transport
+        return transport is not None and not transport.is_closing()
+
+
+class Server:
+    """The pending asks and the pages showing them; lives on ``loop``."""
+
+    def __init__(self, token: str, loop: asyncio.AbstractEventLoop) -> None:
+        self.token = token
+        self.loop = loop
+        self.origin = ""
+        self.url = ""
+        self._asks: dict[str, _Ask] = {}
+        self._pages: set[_Page] = set()
+        self._serving: set[asyncio.Task[Any]] = set()
+        self._ids = itertools.count(1)
+        self._closing = False
+        self._fresh = True  # the address was printed at start and not needed since
+        self._runner: web.AppRunner | None = None
+        self._static = {
+            path: (files(__package__).joinpath("static", name).read_bytes(), content_type)
+            for path, (name, content_type) in _STATIC.items()
+        }
+
+    # -- life cycle ----------------------------------------------------------------------
+
+    async def start(self, host: str, port: int) -> None:
+        """Bind ``host:port`` (0: any free port) and start serving."""
+        app = web.Application(client_max_size=MAX_BODY, middlewares=[self._guard])
+        for path in self._static:
+            app.router.add_get(path, self._file)
+        app.router.add_get("/favicon.ico", self._no_icon)
+        app.router.add_get("/api/events", self._events)
+        app.router.add_post("/api/answer", self._answer)
+        app.on_response_prepare.append(_add_headers)
+        runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await runner.setup()
+        self._runner = runner
+        await web.TCPSite(runner, host, port).start()
+        bound_port = runner.addresses[0][1]
+        self.origin = f"http://{f'[{host}]' if ':' in host else host}:{bound_port}"
+        self.url = f"{self.origin}/#{self.token}"
+
+    async def close(self) -> None:
+        """Fail pending asks, end every event stream and release the port."""
+        self._closing = True
+        for ask in self._asks.values():
+            if not ask.future.done():
+                ask.future.set_exception(
+                    UserInteractionError("The web provider was disposed.", PROVIDER_DISPOSED)
+                )
+        for page in self._pages:
+            page.queue.put_nowait(None)
+        if self._serving:
+            await asyncio.wait(self._serving, timeout=1.0)
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    def announce(self) -> None:
+        """Print the page's address to stderr (stdout may be a protocol channel)."""
+        print(f"user-interaction: answer questions at {self.url}", file=sys.stderr, flush=True)
+
+    def open_browser(self) -> None:
+        """Open the page in a browser, in a child process whose output goes nowhere: a
+        browser that prints must not write into the agent's stdout."""
+        subprocess.Popen(  # our own interpreter, our own URL
+            [sys.executable, "-m", "webbrowser", "-t", self.url],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+
+    # -- asks ----------------------------------------------------------------------------
+
+    async def serve(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+        """Show ``request`` as a card until the page answers it or its signal fires; the
+        card is withdrawn from every page however the ask ends."""
+        if self._closing:
+            raise UserInteractionError("The web provider was disposed.", PROVIDER_DISPOSED)
+        task = asyncio.current_task()
+        assert task is not None
+        self._serving.add(task)
+        ask_id = f"{next(self._ids)}-{secrets.token_hex(4)}"
+        card = {"askId": ask_id, "questions": [item.to_dict() for item in request.questions]}
+        ask = _Ask(request, card)
+        self._asks[ask_id] = ask
+        remove = _nothing
+        try:
+            self._broadcast("ask", card)
+            self._announce_if_unseen()
+            signal = request.signal
+            if signal is not None:
+                remove = signal.add_callback(
+                    lambda: self.loop.call_soon_threadsafe(_settle, ask.future, _error_of(signal))
+                )
+            return await ask.future
+        finally:
+            remove()
+            del self._asks[ask_id]
+            self._serving.discard(task)
+            self._broadcast("withdraw", {"askId": ask_id})
+
+    def _announce_if_unseen(self) -> None:
+        fresh, self._fresh = self._fresh, False  # printed at start, nothing since
+        if not fresh and not any(page.connected for page in self._pages):
+            self.announce()
+
+    def _broadcast(self, event: str, data: object) -> None:
+        message = _event(event, data)
+        for page in self._pages:
+            page.queue.put_nowait(message)
+
+    # -- HTTP ----------------------------------------------------------------------------
+
+    @web.middleware
+    async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        host = request.headers.get("Host", "")
+        if _hostname(host) not in _LOOPBACK_NAMES:
+            return _error(421, "This server answers only to 127.0.0.1, localhost or [::1].")
+        if request.path.startswith("/api/"):
+            origin = request.headers.get("Origin")
+            if origin is not None and origin.lower() != f"http://{host}".lower():
+                return _error(403, "Cross-origin requests are refused.")
+            if request.method == "GET":
+                token = request.query.get("token", "")
+            else:
+                token = request.headers.get("X-UI-Token", "")
+            if not hmac.compare_digest(token.encode(), self.token.encode()):
+                return _error(403, "Open the address the agent printed, token included.")
+            if request.method == "POST":
+                if origin is None:
+                    return _error(403, "A POST must come from the page (no Origin header).")
+                if request.content_type != "application/json":
+                    return _error(415, "Send application/json.")
+        response: web.StreamResponse = await handler(request)
+        return response
+
+    async def _file(self, request: web.Request) -> web.Response:
+        body, content_type = self._static[request.path]
+        return web.Response(body=body, content_type=content_type, charset="utf-8")
+
+    async def _no_icon(self, request: web.Request) -> web.Response:
+        return web.Response(status=204)
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        page = _Page(request)
+        if self._closing:
+            return response
+        self._pages.add(page)  # with the snapshot below, in one step: no event is missed
+        self._fresh = False
+        snapshot = [ask.card for ask in self._asks.values() if not ask.future.done()]
+        try:
+            await response.write(b"retry: 1000\n\n" + _event("snapshot", {"asks": snapshot}))
+            while True:
+                try:
+                    message = await asyncio.wait_for(page.queue.get(), _PING_SECONDS)
+                except asyncio.TimeoutError:
+                    message = b": ping\n\n"
+                if message is None:
+                    break
+                await response.write(message)
+        except (ConnectionError, RuntimeError):  # the tab went away
+            pass
+        finally:
+            self._pages.discard(page)
+        return response
+
+    async def _answer(self, request: web.Request) -> web.Response:
+        try:
+            body = await request.read()
+        except web.HTTPRequestEntityTooLarge:
+            return _error(413, f"The body is larger than {MAX_BODY} bytes.")
+        try:
+            reply = read_reply(json.loads(body))
+        except ValueError:
+            return _error(400, "The body is not valid JSON.")
+        except Refused as refused:
+            return _error(refused.status, str(refused))
+        ask = self._asks.get(reply.ask_id)
+        if ask is None or ask.future.done():
+            return _error(409, "This question is no longer open.")
+        if reply.action == "cancel":
+            ask.future.set_exception(
+                UserInteractionError("The question was dismissed on the web page.", ASK_CANCELLED)
+            )
+        elif reply.action == "decline":
+            ask.future.set_exception(
+                UserInteractionError("The human declined to answer on the web page.", ASK_DECLINED)
+            )
+        else:
+            try:
+                answer = read_answer(ask.request.questions, reply.answers)
+            except Refused as refused:
+                return _error(refused.status, str(refused))
+            ask.future.set_result(answer)
+        return web.json_response({"ok": True})
+
+
+def _hostname(host: str) -> str:
+    """The Host header without its port (``[::1]:80`` -> ``[::1]``), lower-cased."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[: host.find("]") + 1]
+    return host.partition(":")[0]
+
+
+def _event(name: str, data: object) -> bytes:
+    return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+
+
+def _error(status: int, message: str) -> web.Response:
+    return web.json_response({"error": message}, status=status)
+
+
+async def _add_headers(request: web.Request, response: web.StreamResponse) -> None:
+    response.headers.update(SECURITY_HEADERS)
+
+
+def _error_of(signal: AbortSignal) -> UserInteractionError:
+    """The error an ask ended by ``signal`` reports (its reason, when it is one)."""
+    reason = signal.reason
+    if isinstance(reason, UserInteractionError):
+        return reason
+    error = UserInteractionError("The ask was aborted.", ASK_ABORTED)
+    if isinstance(reason, BaseException):
+        error.__cause__ = reason
+    return error
+
+
+def _settle(future: asyncio.Future[Any], error: BaseException) -> None:
+    if not future.done():
+        future.set_exception(error)
+
+
+def _nothing() -> None:
+    pass

@@ -1,0 +1,57 @@
+"""aiohttp and Playwright need Python 3.10+: the provider is installed (and tested) there
+only. Playwright is imported only by the ``browser`` fixture, so the other tests run
+without it."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import pytest
+
+if sys.version_info < (3, 10):
+    collect_ignore_glob = ["test_web_*.py", "web_support.py", "browser_support.py"]
+else:
+    from browser_support import Tab, launch
+    from user_interaction_web import WebProvider
+    from web_support import Agent, Client
+
+    from user_interaction import UserInteraction
+
+    if TYPE_CHECKING:
+        from playwright.sync_api import Browser
+
+    @pytest.fixture
+    def provider() -> Iterator[WebProvider]:
+        provider = WebProvider()
+        yield provider
+        provider.dispose()
+
+    @pytest.fixture
+    def ui(provider: WebProvider) -> Iterator[UserInteraction]:
+        with UserInteraction() as ui:
+            ui.register_provider(provider)
+            yield ui
+
+    @pytest.fixture
+    def agent(ui: UserInteraction) -> Iterator[Agent]:
+        agent = Agent(ui)
+        yield agent
+        agent.close()
+
+    @pytest.fixture
+    def client(provider: WebProvider) -> Client:
+        return Client(provider.start())
+
+    @pytest.fixture(scope="module")  # not longer: sync Playwright keeps a loop running
+    def browser() -> Iterator[Browser]:  # on this thread, so asyncio.run() fails meanwhile
+        yield from launch()
+
+    @pytest.fixture
+    def tab(browser: Browser, provider: WebProvider) -> Iterator[Tab]:
+        tab = Tab(browser, provider.start())
+        yield tab
+        errors = list(tab.errors)
+        tab.close()
+        assert errors == [], "the page logged errors"
