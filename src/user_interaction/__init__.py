@@ -5,8 +5,10 @@ Build an :class:`AskUserQuestionRequest`, activate a provider on a
 :class:`UserInteraction` (``register_provider()`` or ``use("stdio")``), then
 ``await ui.ask(request)`` or ``ui.ask_sync(request)`` — or ask one question in one line
 with ``ui.confirm()``, ``select()``, ``checkbox()`` or ``text()`` (each with a ``_sync``
-twin), and guard a function with :func:`require_approval`. Every failure is a
-:class:`UserInteractionError` whose ``code`` is one of the constants exported here.
+twin), and guard a function with :func:`require_approval`. Extensions wrap and observe
+every ask of a context (``ui.add_extension()``; built-ins in
+:mod:`user_interaction.extensions`). Every failure is a :class:`UserInteractionError`
+whose ``code`` is one of the constants exported here.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from ._errors import (
     DUPLICATE_PROVIDER,
     EMPTY_QUESTIONS,
     ERROR_CODES,
+    EXTENSION_FAILED,
     INVALID_ANSWER,
     INVALID_REQUEST,
     NO_PROVIDER,
@@ -34,7 +37,7 @@ from ._errors import (
     HarnessError,
     UserInteractionError,
 )
-from ._hooks import AskSpec, Provider, hookimpl, hookspec
+from ._hooks import AskSpec, ExtensionSpec, Provider, hookimpl, hookspec
 
 if TYPE_CHECKING:
     from ._approval import require_approval
@@ -93,6 +96,7 @@ __all__ = [
     "EMPTY_QUESTIONS",
     "ENTRY_POINT_GROUP",
     "ERROR_CODES",
+    "EXTENSION_FAILED",
     "INVALID_ANSWER",
     "INVALID_REQUEST",
     "NO_PROVIDER",
@@ -111,6 +115,7 @@ __all__ = [
     "AskUserQuestionOption",
     "AskUserQuestionRequest",
     "Disposer",
+    "ExtensionSpec",
     "HarnessError",
     "Provider",
     "ProviderInfo",

@@ -14,7 +14,7 @@ import os
 import re
 import sys
 from _thread import allocate_lock
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Callable, Final, Generic, Protocol, TypeVar
 
 import attrs
 
@@ -42,6 +42,16 @@ ENTRY_POINT_GROUP: Final = "user_interaction.providers"
 PROVIDER_ENV: Final = "USER_INTERACTION_PROVIDER"
 
 _META_SUFFIXES: Final = (".dist-info", ".egg-info")
+
+
+class _Listed(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def distribution(self) -> str: ...
+
+
+_Info = TypeVar("_Info", bound=_Listed)
 
 
 @attrs.frozen
@@ -109,7 +119,7 @@ def _normalize(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _section(text: str) -> list[tuple[str, str]]:
+def _section(text: str, group: str = ENTRY_POINT_GROUP) -> list[tuple[str, str]]:
     """The ``name = value`` pairs of our group in an ``entry_points.txt``.
 
     Parsed here, line by line, so one garbled line (or a garbled other group) skips only
@@ -122,7 +132,7 @@ def _section(text: str) -> list[tuple[str, str]]:
         if not line or line[0] in "#;":
             continue
         if line.startswith("[") and line.endswith("]"):
-            inside = line[1:-1].strip() == ENTRY_POINT_GROUP
+            inside = line[1:-1].strip() == group
             continue
         if inside:
             name, equals, value = line.partition("=")
@@ -131,16 +141,19 @@ def _section(text: str) -> list[tuple[str, str]]:
     return pairs
 
 
-class _Scanner:
-    """Caches the scan result until the fingerprint of ``sys.path`` changes."""
+class _Scanner(Generic[_Info]):
+    """Caches the scan of one entry-point group until the fingerprint of ``sys.path``
+    changes; ``make(name, value, distribution, version, entry_point)`` builds each row."""
 
-    def __init__(self) -> None:
+    def __init__(self, group: str, make: Callable[[str, str, str, str, EntryPoint], _Info]) -> None:
+        self._group = group
+        self._make = make
         self._lock = allocate_lock()
         self._fingerprint: object = None
-        self._providers: tuple[ProviderInfo, ...] = ()
+        self._providers: tuple[_Info, ...] = ()
         self._listings: dict[str, tuple[int, tuple[str, ...]]] = {}
 
-    def providers(self) -> tuple[ProviderInfo, ...]:
+    def providers(self) -> tuple[_Info, ...]:
         with self._lock:
             fingerprint = self._take_fingerprint()
             if fingerprint != self._fingerprint:
@@ -184,14 +197,15 @@ class _Scanner:
         parts.append(tuple(sys.path))
         return parts
 
-    def _scan(self) -> tuple[ProviderInfo, ...]:
+    def _scan(self) -> tuple[_Info, ...]:
         metadata = _metadata()
-        found: list[ProviderInfo] = []
+        group = self._group
+        found: list[_Info] = []
         seen: set[str] = set()
         for dist in metadata.distributions():
             try:
                 text = dist.read_text("entry_points.txt")
-                if not text or ENTRY_POINT_GROUP not in text:
+                if not text or group not in text:
                     continue
                 name = dist.metadata["Name"] or "?"
             except Exception:  # an unreadable distribution hides only itself
@@ -201,21 +215,23 @@ class _Scanner:
                 continue
             seen.add(key)
             version = dist.version or "?"
-            for entry_name, value in _section(text):
-                found.append(
-                    ProviderInfo(
-                        name=entry_name,
-                        value=value,
-                        distribution=name,
-                        version=version,
-                        entry_point=metadata.EntryPoint(entry_name, value, ENTRY_POINT_GROUP),
-                    )
-                )
+            for entry_name, value in _section(text, group):
+                entry_point = metadata.EntryPoint(entry_name, value, group)
+                found.append(self._make(entry_name, value, name, version, entry_point))
         found.sort(key=lambda info: (info.name, info.distribution))
         return tuple(found)
 
 
-_SCANNER: Final = _Scanner()
+_SCANNER: Final = _Scanner(
+    ENTRY_POINT_GROUP,
+    lambda name, value, distribution, version, entry_point: ProviderInfo(
+        name=name,
+        value=value,
+        distribution=distribution,
+        version=version,
+        entry_point=entry_point,
+    ),
+)
 
 
 def installed_providers() -> tuple[ProviderInfo, ...]:

@@ -18,6 +18,7 @@ __all__ = [
     "DUPLICATE_PROVIDER",
     "EMPTY_QUESTIONS",
     "ERROR_CODES",
+    "EXTENSION_FAILED",
     "INVALID_ANSWER",
     "INVALID_REQUEST",
     "NO_PROVIDER",
@@ -45,6 +46,7 @@ PROVIDER_NOT_FOUND: Final = "PROVIDER_NOT_FOUND"
 AMBIGUOUS_PROVIDER: Final = "AMBIGUOUS_PROVIDER"
 PROVIDER_LOAD_FAILED: Final = "PROVIDER_LOAD_FAILED"
 RELOAD_FAILED: Final = "RELOAD_FAILED"
+EXTENSION_FAILED: Final = "EXTENSION_FAILED"
 
 #: Every code the core raises, each with a one-line meaning (also used by the docs).
 ERROR_CODES: Final[dict[str, str]] = {
@@ -63,6 +65,7 @@ ERROR_CODES: Final[dict[str, str]] = {
     AMBIGUOUS_PROVIDER: "two installed distributions offer that provider name",
     PROVIDER_LOAD_FAILED: "a provider's entry point failed to import or construct",
     RELOAD_FAILED: "a reload failed; the previous provider is still active",
+    EXTENSION_FAILED: "an extension failed to load, or raised while wrapping an ask",
 }
 
 

@@ -1,7 +1,8 @@
 """The manager: one context, and which of its provider registrations is active.
 
 The manager registers, swaps, reloads and disposes providers, and checks each request
-before handing it to the one path every ask takes (``_ask.run_ask``). ``ask_sync()`` runs
+before handing it to the one path every ask takes (``_ask.run_ask``), through the chain of
+its extensions (``_extensions``) once it has any. ``ask_sync()`` runs
 that same path on an event loop the manager keeps on a thread of its own.
 
 asyncio is imported on the first ask, not at ``import user_interaction``.
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Final, Union, cast
 from ._ask import run_ask
 from ._discovery import ProviderInfo, find_provider, installed_providers
 from ._errors import DUPLICATE_PROVIDER, INVALID_REQUEST, NO_PROVIDER, UserInteractionError
+from ._extensions import Extensions
 from ._model import AskUserQuestionAnswer, AskUserQuestionRequest
 from ._prompts import _Prompts
 from ._registration import (
@@ -33,6 +35,8 @@ from ._validation import validate_request
 
 if TYPE_CHECKING:
     import asyncio
+
+    import pluggy
 
     from ._runtime import LoopThread
 
@@ -56,6 +60,10 @@ class UserInteraction(_Prompts):
         self._active: Registration | None = None
         self._runner: LoopThread | None = None
         self._finalizer: weakref.finalize[Any, Any] | None = None
+        self._extensions: Extensions | None = None
+        # Whether asks go through the extensions: true until the installed ones are
+        # loaded and found to be none, and whenever extensions are registered.
+        self._extended = True
 
     # -- providers -----------------------------------------------------------------------
 
@@ -129,6 +137,33 @@ class UserInteraction(_Prompts):
         )
         self._install(registration)
         return registration.disposer
+
+    # -- extensions ----------------------------------------------------------------------
+
+    @property
+    def pluginmanager(self) -> pluggy.PluginManager:
+        """This context's plugin manager of extensions (the installed ones loaded)."""
+        return self._extensions_loaded().pm
+
+    def add_extension(self, extension: object, *, name: str | None = None) -> Disposer:
+        """Register ``extension`` (an object or module with ``ask_wrapper`` and/or
+        ``ask_finished`` hook implementations) around every ask of this context.
+
+        ``TypeError`` if it implements no hook, an unknown one, or one with a wrong
+        argument name; the returned :class:`Disposer` unregisters it.
+        """
+        return self._extensions_loaded().add(extension, name)  # type: ignore[no-any-return]
+
+    def _extensions_loaded(self) -> Extensions:
+        extensions = self._extensions
+        if extensions is None:
+            with self._lock:
+                if self._extensions is None:
+                    self._extensions = Extensions(self)
+                extensions = self._extensions
+        if not extensions._loaded:
+            extensions.load()
+        return extensions
 
     def close(self) -> None:
         """Dispose the active provider and stop the ``ask_sync`` loop; idempotent."""
@@ -236,6 +271,11 @@ class UserInteraction(_Prompts):
 
     def _precheck(self, request: AskUserQuestionRequest, timeout: float | None) -> Registration:
         """The checks before any provider is asked, in the order SPEC §6 gives."""
+        self._check(request, timeout)
+        return self._registration()
+
+    def _check(self, request: AskUserQuestionRequest, timeout: float | None) -> None:
+        """The checks of the caller's request (and timeout), before any extension runs."""
         if type(request) is not AskUserQuestionRequest and not isinstance(
             request, AskUserQuestionRequest
         ):
@@ -249,6 +289,9 @@ class UserInteraction(_Prompts):
         validate_request(request)
         if timeout is not None:
             _check_timeout(timeout)
+
+    def _registration(self) -> Registration:
+        """The active registration, or ``NO_PROVIDER``."""
         registration = self._active
         if registration is None:
             raise UserInteractionError(
@@ -265,8 +308,11 @@ class UserInteraction(_Prompts):
         ``ASK_TIMEOUT`` (``timeout`` seconds passed), ``EMPTY_QUESTIONS`` /
         ``INVALID_REQUEST``, ``NO_PROVIDER``, ``ASK_CANCELLED`` / ``ASK_DECLINED`` (the
         human), ``INVALID_ANSWER`` / ``PROVIDER_FAILED`` (the provider),
-        ``PROVIDER_DISPOSED``.
+        ``PROVIDER_DISPOSED``; ``EXTENSION_FAILED`` (an extension).
         """
+        if self._extended:
+            self._check(request, timeout)
+            return await self._extensions_loaded().ask(request, timeout)
         return await run_ask(self._precheck(request, timeout), request, timeout)
 
     def ask_sync(
@@ -283,7 +329,13 @@ class UserInteraction(_Prompts):
                 "ask_sync() was called on a thread whose event loop is running; "
                 "use 'await ui.ask(...)' there"
             )
-        registration = self._precheck(request, timeout)
+        extensions = None
+        if self._extended:
+            self._check(request, timeout)
+            extensions = self._extensions_loaded()
+            extensions.prepare()
+        else:
+            registration = self._precheck(request, timeout)
         runner = self._runner
         if runner is None:
             runner = self._start_runner()
@@ -297,7 +349,11 @@ class UserInteraction(_Prompts):
 
         async def run() -> None:
             try:
-                outcome.append((True, await run_ask(registration, request, timeout)))
+                if extensions is None:
+                    answer = await run_ask(registration, request, timeout)
+                else:
+                    answer = await extensions.ask(request, timeout)
+                outcome.append((True, answer))
             except aio.CancelledError:  # the loop is shutting down (close(), exit)
                 outcome.append((False, disposed_error()))
             except BaseException as exc:  # handed to the waiting thread, never lost

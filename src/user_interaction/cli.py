@@ -23,7 +23,6 @@ import json
 import logging
 import os
 import sys
-import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Final, Iterator, Sequence, TextIO
 
@@ -37,6 +36,7 @@ from ._errors import (
     ASK_TIMEOUT,
     DUPLICATE_PROVIDER,
     EMPTY_QUESTIONS,
+    EXTENSION_FAILED,
     INVALID_ANSWER,
     INVALID_REQUEST,
     NO_PROVIDER,
@@ -93,7 +93,7 @@ EXIT_ABORTED: Final = 4
 EXIT_NO_PROVIDER: Final = 5
 #: The request is invalid (bad JSON, no questions, blank or duplicate ids or labels).
 EXIT_INVALID_REQUEST: Final = 6
-#: The provider failed or returned an invalid answer.
+#: The provider (or an extension) failed or returned an invalid answer.
 EXIT_PROVIDER_FAILED: Final = 7
 #: Interrupted with Ctrl-C (128 + SIGINT).
 EXIT_INTERRUPTED: Final = 130
@@ -115,11 +115,12 @@ EXIT_STATUS: Final[dict[str, int]] = {
     PROVIDER_FAILED: EXIT_PROVIDER_FAILED,
     PROVIDER_DISPOSED: EXIT_PROVIDER_FAILED,
     RELOAD_FAILED: EXIT_PROVIDER_FAILED,
+    EXTENSION_FAILED: EXIT_PROVIDER_FAILED,
 }
 
 #: ``1`` (or ``true``, ``yes``, ``on``) traces each ask; ``answers`` adds the answers' text.
 TRACE_ENV: Final = "USER_INTERACTION_TRACE"
-#: The :mod:`logging` logger the traces go to.
+#: The :mod:`logging` logger the traces go to (that of ``extensions.TraceLog``).
 TRACE_LOGGER: Final = "user_interaction.trace"
 
 _TRACE_OFF: Final = frozenset({"", "0", "false", "no", "off"})
@@ -178,36 +179,19 @@ AskFunction = Callable[[UserInteraction, AskUserQuestionRequest], AskUserQuestio
 
 
 def _asker(trace: str | None, provider: str, timeout: float | None) -> AskFunction:
-    """``ui.ask_sync`` with ``timeout``, wrapped in a trace of each ask when tracing."""
+    """``ui.ask_sync`` with ``timeout``; when tracing, with a :class:`TraceLog` extension
+    added to each context it asks through (``provider`` is what the trace names)."""
     if trace is None:
         return lambda ui, request: ui.ask_sync(request, timeout=timeout)
-    logger = _start_tracing()
+    from .extensions import TraceLog
+
+    _start_tracing()
     with_answers = trace == "answers"
 
     def traced(ui: UserInteraction, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
-        ids = ",".join(item.id for item in request.questions)
-        started = time.perf_counter()
-        outcome = "INTERRUPTED"
-        extra = ""
-        try:
-            answer = ui.ask_sync(request, timeout=timeout)
-        except UserInteractionError as error:
-            outcome = error.code
-            raise
-        else:
-            outcome = "ANSWERED"
-            if with_answers:
-                extra = " answers=" + _compact(answer.to_dict())
-            return answer
-        finally:
-            logger.info(
-                "ask provider=%s questions=%s duration=%.3fs outcome=%s%s",
-                provider,
-                ids,
-                time.perf_counter() - started,
-                outcome,
-                extra,
-            )
+        if not ui.pluginmanager.has_plugin("trace"):
+            ui.add_extension(TraceLog(answers=with_answers), name="trace")
+        return ui.ask_sync(request, timeout=timeout)
 
     return traced
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 import re
 from _thread import allocate_lock
 from typing import (
-    TYPE_CHECKING,
     Any,
     Callable,
     Final,
@@ -44,9 +43,7 @@ from user_interaction import (
     UserInteractionError,
     hookimpl,
 )
-
-if TYPE_CHECKING:
-    pass
+from user_interaction.extensions import UNANSWERED_QUESTION
 
 __all__ = [
     "FIRST_OPTION",
@@ -65,10 +62,6 @@ __all__ = [
     "sequence",
     "with_notes",
 ]
-
-#: The code of the error a :class:`ScriptedProvider` raises when its script has no valid
-#: answer for a question (none scripted, a label that was not offered, answers used up).
-UNANSWERED_QUESTION: Final = "UNANSWERED_QUESTION"
 
 
 @final

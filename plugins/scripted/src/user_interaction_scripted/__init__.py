@@ -8,9 +8,8 @@ or register ``AnswersFileProvider(path)``.
 
 from __future__ import annotations
 
-from user_interaction.testing import UNANSWERED_QUESTION
+from user_interaction.extensions import INVALID_ANSWERS_FILE, UNANSWERED_QUESTION
 
-from ._file import INVALID_ANSWERS_FILE
 from ._provider import ANSWERS_ENV, AnswersFileProvider
 
 __version__ = "0.1.0"

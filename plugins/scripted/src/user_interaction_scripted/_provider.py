@@ -8,14 +8,15 @@ from pathlib import Path
 from typing import Final, Union
 
 from user_interaction import (
+    PROVIDER_DISPOSED,
+    AbortController,
+    AbortSignal,
     AskUserQuestionAnswer,
     AskUserQuestionRequest,
     UserInteractionError,
     hookimpl,
 )
-from user_interaction.testing import UNANSWERED_QUESTION, ScriptedProvider
-
-from ._file import INVALID_ANSWERS_FILE, parse_answers, read_answers
+from user_interaction.extensions import INVALID_ANSWERS_FILE, AnswersFile
 
 __all__ = ["ANSWERS_ENV", "AnswersFileProvider"]
 
@@ -53,40 +54,39 @@ class AnswersFileProvider:
                 )
         #: The answers file.
         self.path = Path(path)
+        self._current = AnswersFile.follow(self.path)
         self._lock = threading.Lock()
-        self._text = read_answers(self.path)
-        self._script = parse_answers(self._text, source=str(self.path))
-        self._built = [self._script]
+        self._closing = AbortController()
 
     def __repr__(self) -> str:
         return f"<AnswersFileProvider {str(self.path)!r}>"
 
-    def _current(self) -> ScriptedProvider:
-        """The script of the file as it is now (re-parsed only when its text changed)."""
-        text = read_answers(self.path)
-        with self._lock:
-            if text == self._text:
-                return self._script
-        script = parse_answers(text, source=str(self.path))
-        with self._lock:
-            self._text, self._script = text, script
-            self._built.append(script)
-            return script
-
     @hookimpl
     async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
         """Answer ``request`` from the answers file."""
-        try:
-            return await self._current().ask(request)
-        except UserInteractionError as exc:
-            if exc.code != UNANSWERED_QUESTION:
-                raise
-            raise UserInteractionError(f"{self.path}: {exc.message}", exc.code) from None
+        with self._lock:
+            closing = self._closing.signal
+        signal = closing if request.signal is None else AbortSignal.any([closing, request.signal])
+        if signal.aborted:
+            raise signal.error()
+        book = self._current()
+        answered = book.answer(request)
+        if book.delay or answered.silent:
+            import asyncio
+
+            if book.delay:
+                await signal.race(asyncio.sleep(book.delay))
+            if answered.silent:  # stays silent until the ask ends
+                await signal.race(asyncio.get_running_loop().create_future())
+        if answered.error is not None:
+            raise answered.error
+        return AskUserQuestionAnswer(answered.items)
 
     def dispose(self) -> None:
         """End the asks pending now (waiting out a ``delay`` or a ``silent`` answer) with
         ``PROVIDER_DISPOSED``. The provider may be registered again later."""
         with self._lock:
-            built, self._built = self._built, [self._script]
-        for script in built:
-            script.dispose()
+            closing, self._closing = self._closing, AbortController()
+        closing.abort(
+            UserInteractionError("The scripted provider was disposed.", PROVIDER_DISPOSED)
+        )

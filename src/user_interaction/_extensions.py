@@ -1,0 +1,644 @@
+"""Extensions: the plugin manager of a context, loading installed extensions, and the chain
+of ``ask_wrapper`` layers composed around the provider call.
+
+A :class:`UserInteraction` takes the plain ask path (``_ask.run_ask``) until it has an
+extension. Then its asks go through :meth:`Extensions.ask`, which:
+
+1. loads the installed extensions once (entry points, the environment), remembering any
+   that failed: those fail every ask with ``EXTENSION_FAILED`` before anything runs;
+2. (re)composes the chain when the extensions changed: each ``ask_wrapper(ui)`` result
+   wraps the next ask, the first in hook order outermost, around :meth:`_innermost`, which
+   validates the request it is given, calls the active provider and notes what it asked;
+3. runs the chain, on the caller's task, or when the caller gave a signal or a timeout as a
+   task of its own that the caller stops waiting for at once (the chain's task is then
+   cancelled, never the caller's);
+4. validates the final answer against the caller's request, and hands the outcome to the
+   ``ask_finished`` observers (what they raise is logged, never the caller's problem).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from contextvars import ContextVar
+from threading import RLock
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Callable, Final, Union
+
+import attrs
+import pluggy
+
+from ._abort import AbortController, AbortSignal
+from ._ask import run_ask
+from ._discovery import _Scanner
+from ._errors import (
+    ASK_ABORTED,
+    ASK_TIMEOUT,
+    EXTENSION_FAILED,
+    INVALID_ANSWER,
+    INVALID_REQUEST,
+    UserInteractionError,
+)
+from ._hooks import PROJECT_NAME, AskFunction, ExtensionSpec
+from ._model import AskUserQuestionAnswer, AskUserQuestionRequest
+from ._registration import _aio
+from ._validation import validate_answer, validate_request
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
+    from ._manager import UserInteraction
+
+__all__ = [
+    "AUDIT_ENV",
+    "DISABLE_AUTOLOAD_ENV",
+    "EXTENSIONS_ENV",
+    "EXTENSION_GROUP",
+    "PREANSWERED_ENV",
+    "ExtensionInfo",
+    "Extensions",
+    "installed_extensions",
+]
+
+#: The entry-point group installed extensions are registered under.
+EXTENSION_GROUP: Final = "user_interaction.extensions"
+#: Set (to anything but empty): installed extensions are not loaded, except those named
+#: in :data:`EXTENSIONS_ENV`.
+DISABLE_AUTOLOAD_ENV: Final = "USER_INTERACTION_DISABLE_EXTENSION_AUTOLOAD"
+#: ``name,name``: installed extensions to load even when autoload is disabled.
+EXTENSIONS_ENV: Final = "USER_INTERACTION_EXTENSIONS"
+#: A path: every context gets an ``AuditLog`` appending to it.
+AUDIT_ENV: Final = "USER_INTERACTION_AUDIT"
+#: A path: every context gets a ``PreAnswered`` answering from that answers file.
+PREANSWERED_ENV: Final = "USER_INTERACTION_PREANSWERED"
+
+_EAGER: Final = sys.version_info >= (3, 12)
+_HOOKS: Final = ("ask_wrapper", "ask_finished")
+
+
+def _logger() -> Any:
+    import logging
+
+    return logging.getLogger("user_interaction")
+
+
+@attrs.frozen
+class ExtensionInfo:
+    """An installed extension, as listed without importing it."""
+
+    #: The entry point's name.
+    name: str
+    #: The entry point's object reference, ``module:attr`` or a module.
+    value: str
+    #: The distribution that offers it, and its version.
+    distribution: str
+    version: str
+    _entry_point: EntryPoint = attrs.field(eq=False, repr=False, alias="entry_point")
+
+    def load(self) -> object:
+        """Import the extension and return the plugin object to register.
+
+        A class or zero-argument factory is called; a module or a ready object is used
+        as it is. Any failure is ``EXTENSION_FAILED`` (the cause kept).
+        """
+        try:
+            target = self._entry_point.load()
+        except (Exception, SystemExit) as exc:
+            raise self.failed(f"failed to import: {type(exc).__name__}: {exc}", exc) from exc
+        if not isinstance(target, type) and (
+            isinstance(target, ModuleType) or not callable(target) or _has_hooks(target)
+        ):
+            return target
+        try:
+            return target()
+        except (Exception, SystemExit) as exc:
+            raise self.failed(f"failed to construct: {type(exc).__name__}: {exc}", exc) from exc
+
+    def failed(self, problem: str, cause: BaseException | None) -> UserInteractionError:
+        """The ``EXTENSION_FAILED`` error for this extension, saying how to disable it."""
+        if os.environ.get(DISABLE_AUTOLOAD_ENV):
+            disable = f"remove {self.name!r} from {EXTENSIONS_ENV}"
+        else:
+            disable = (
+                f"uninstall {self.distribution}, or set {DISABLE_AUTOLOAD_ENV}=1 (and list "
+                f"the extensions to keep in {EXTENSIONS_ENV})"
+            )
+        return UserInteractionError(
+            f"Extension {self.name!r} ({self.value}, from {self.distribution} {self.version}) "
+            f"{problem}. Asks fail until it is fixed; to disable it, {disable}.",
+            EXTENSION_FAILED,
+            cause=cause,
+        )
+
+
+def _has_hooks(target: object) -> bool:
+    return any(hasattr(target, hook) for hook in _HOOKS)
+
+
+_SCANNER: Final = _Scanner(
+    EXTENSION_GROUP,
+    lambda name, value, distribution, version, entry_point: ExtensionInfo(
+        name=name,
+        value=value,
+        distribution=distribution,
+        version=version,
+        entry_point=entry_point,
+    ),
+)
+
+
+def installed_extensions() -> tuple[ExtensionInfo, ...]:
+    """Every installed extension, sorted by name (nothing is imported)."""
+    return _SCANNER.providers()
+
+
+class _PluginManager(pluggy.PluginManager):
+    """A ``PluginManager`` that tells its context when its plugins change."""
+
+    def __init__(self, changed: Callable[[], None]) -> None:
+        super().__init__(PROJECT_NAME)
+        self._changed = changed
+        self.add_hookspecs(ExtensionSpec)
+
+    def register(self, plugin: object, name: str | None = None) -> str | None:
+        registered = super().register(plugin, name)
+        self._changed()
+        return registered
+
+    def unregister(self, plugin: object | None = None, name: str | None = None) -> Any:
+        removed = super().unregister(plugin, name)
+        self._changed()
+        return removed
+
+    def set_blocked(self, name: str) -> None:
+        super().set_blocked(name)
+        self._changed()
+
+
+class _Record:
+    """What the chain's innermost call learnt during one ask."""
+
+    __slots__ = ("answer", "asked", "provider", "request", "signal")
+
+    def __init__(self, request: AskUserQuestionRequest, signal: AbortSignal | None) -> None:
+        self.request = request  # the caller's, already validated
+        self.signal = signal  # fires when the caller stops waiting (signal or timeout)
+        self.provider: str | None = None
+        self.answer: AskUserQuestionAnswer | None = None  # the provider's validated answer
+        self.asked: list[AskUserQuestionRequest] = []
+
+
+_RECORD: ContextVar[_Record] = ContextVar("user_interaction_ask")
+
+Outcome = tuple[bool, Any]
+Ended = tuple[bool, Any, Union[str, None]]
+_Observer = tuple[str, Callable[..., Any], tuple[str, ...]]
+
+
+class Extensions:
+    """The extensions of one context: ``pm`` and the ask chain composed from it."""
+
+    def __init__(self, ui: UserInteraction) -> None:
+        self._ui = ui
+        self._lock = RLock()
+        self._loaded = False
+        self._stale = True
+        self._broken: UserInteractionError | None = None  # an extension failed to load
+        self._failure: UserInteractionError | None = None  # ... or to build its wrapper
+        self._chain: AskFunction | None = None
+        self._observers: tuple[_Observer, ...] = ()
+        self._background: set[Any] = set()
+        #: The context's plugin manager (``ui.pluginmanager``).
+        self.pm = _PluginManager(self._changed)
+
+    # -- changes ------------------------------------------------------------------------
+
+    def _changed(self) -> None:
+        self._stale = True
+        self._ui._extended = True
+
+    def add(self, plugin: object, name: str | None) -> Any:
+        """Register ``plugin``; the returned ``Disposer`` unregisters it."""
+        from ._registration import Disposer
+
+        self._register(plugin, name)
+        pm = self.pm
+
+        def remove() -> None:
+            if pm.is_registered(plugin):
+                pm.unregister(plugin)
+
+        return Disposer(remove)
+
+    def _register(self, plugin: object, name: str | None) -> None:
+        """Register with pluggy's checks, plus: it implements at least one known hook."""
+        try:
+            self.pm.register(plugin, name)
+        except pluggy.PluginValidationError as exc:
+            raise TypeError(f"{plugin!r} is not a valid extension: {exc}") from exc
+        callers = self.pm.get_hookcallers(plugin) or []
+        unknown = sorted(caller.name for caller in callers if not caller.has_spec())
+        if unknown or not callers:
+            self.pm.unregister(plugin)
+            problem = (
+                f"implements unknown hooks: {', '.join(unknown)}"
+                if unknown
+                else "implements no hook (mark ask_wrapper / ask_finished with @hookimpl)"
+            )
+            raise TypeError(f"{plugin!r} is not a valid extension: it {problem}")
+
+    # -- loading ------------------------------------------------------------------------
+
+    def load(self) -> None:
+        """Load the installed extensions and those the environment turns on, once."""
+        with self._lock:
+            if self._loaded:  # by another thread meanwhile
+                return
+            self._loaded = True
+            errors: list[UserInteractionError] = []
+            for info in _selected(errors):
+                try:
+                    plugin = info.load()
+                    try:
+                        self._register(plugin, info.name)
+                    except (TypeError, ValueError) as exc:
+                        raise info.failed(f"cannot be registered: {exc}", exc) from exc
+                except UserInteractionError as exc:
+                    errors.append(exc)
+            self._load_builtins(errors)
+            if errors:
+                self._broken = _combine(errors)
+                self._changed()
+
+    def _load_builtins(self, errors: list[UserInteractionError]) -> None:
+        from .extensions import AuditLog, PreAnswered
+
+        for variable, kind, name in (
+            (AUDIT_ENV, AuditLog, "audit"),
+            (PREANSWERED_ENV, PreAnswered, "preanswered"),
+        ):
+            path = os.environ.get(variable, "")
+            if not path.strip():
+                continue
+            try:
+                self._register(kind(path), name)
+            except Exception as exc:
+                errors.append(
+                    UserInteractionError(
+                        f"{variable}={path}: {kind.__name__} failed: {type(exc).__name__}: "
+                        f"{exc}. Asks fail until it is fixed; to disable it, unset {variable}.",
+                        EXTENSION_FAILED,
+                        cause=exc,
+                    )
+                )
+
+    # -- composing the chain ------------------------------------------------------------
+
+    def prepare(self) -> None:
+        """Load, and compose the chain if the extensions changed since it was composed."""
+        if not self._loaded:
+            self.load()
+        if self._stale:
+            self._compose_locked()
+
+    def _compose_locked(self) -> None:
+        with self._lock:
+            if not self._stale:  # composed by another thread meanwhile
+                return
+            self._stale = False
+            self._failure = None
+            try:
+                self._chain = self._compose()
+            except UserInteractionError as exc:
+                self._chain, self._failure = None, exc
+            hook = self.pm.hook.ask_finished
+            self._observers = tuple(
+                (impl.plugin_name, impl.function, tuple(impl.argnames))
+                for impl in reversed(hook.get_hookimpls())
+                if not (impl.hookwrapper or impl.wrapper)
+            )
+            needed = bool(self._chain or self._observers or self._broken or self._failure)
+            self._ui._extended = needed or self._stale
+
+    def _compose(self) -> AskFunction | None:
+        """The wrappers around :meth:`_innermost`, the first in hook order outermost."""
+        ui = self._ui
+        wrappers: list[tuple[str, Callable[[AskFunction], Any]]] = []
+        for impl in reversed(self.pm.hook.ask_wrapper.get_hookimpls()):
+            if impl.hookwrapper or impl.wrapper:
+                continue
+            try:
+                wrap = impl.function(*[ui for _ in impl.argnames])
+            except Exception as exc:
+                raise _failed(impl.plugin_name, "ask_wrapper() raised", exc) from exc
+            if wrap is None:
+                continue
+            if not callable(wrap):
+                raise _failed(
+                    impl.plugin_name, f"ask_wrapper() returned {type(wrap).__name__}", None
+                )
+            wrappers.append((impl.plugin_name, wrap))
+        if not wrappers:
+            return None
+        ask: AskFunction = self._innermost
+        for name, wrap in reversed(wrappers):
+            try:
+                wrapped = wrap(ask)
+            except Exception as exc:
+                raise _failed(name, "its wrapper raised", exc) from exc
+            if not callable(wrapped):
+                raise _failed(name, f"its wrapper returned {type(wrapped).__name__}", None)
+            ask = _guarded(name, wrapped)
+        return ask
+
+    async def _innermost(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+        """The end of the chain: check the request it is given and ask the provider."""
+        record = _RECORD.get()
+        if request is not record.request:
+            if not isinstance(request, AskUserQuestionRequest):
+                raise UserInteractionError(
+                    "next_ask(request): expected AskUserQuestionRequest, got "
+                    f"{type(request).__name__}",
+                    INVALID_REQUEST,
+                )
+            validate_request(request)
+        registration = self._ui._registration()
+        record.provider = registration.name
+        record.asked.append(request)
+        signal = record.signal
+        if signal is not None and request.signal is not signal:
+            if request.signal is not None and request.signal is not record.request.signal:
+                signal = AbortSignal.any([request.signal, signal])
+            request = AskUserQuestionRequest(request.questions, request.agent, signal)
+        answer = await run_ask(registration, request, None)
+        record.answer = answer
+        return answer
+
+    # -- asking -------------------------------------------------------------------------
+
+    async def ask(
+        self, request: AskUserQuestionRequest, timeout: float | None
+    ) -> AskUserQuestionAnswer:
+        """Ask through the chain; ``request`` has passed the manager's checks."""
+        self.prepare()
+        if self._broken is not None:
+            raise self._broken
+        if not self._ui._extended:  # nothing but the loading was left to do
+            return await run_ask(self._ui._registration(), request, timeout)
+        started = time.perf_counter()
+        value: Any
+        if self._failure is not None:
+            ok, value, name = False, self._failure, None
+        elif self._chain is None:  # observers only: the plain path, timed
+            ok, value, name = await self._plain(request, timeout)
+        else:
+            try:
+                ok, value, name = await self._run_chain(self._chain, request, timeout)
+            except BaseException as exc:  # the caller's task was cancelled
+                if self._observers:
+                    self._observe(request, False, exc, None, started)
+                raise
+        if self._observers:
+            self._observe(request, ok, value, name, started)
+        if ok:
+            return value  # type: ignore[no-any-return]
+        raise value
+
+    async def _plain(self, request: AskUserQuestionRequest, timeout: float | None) -> Ended:
+        name = None
+        try:
+            registration = self._ui._registration()
+            name = registration.name
+            return True, await run_ask(registration, request, timeout), name
+        except BaseException as exc:
+            return False, exc, name
+
+    async def _run_chain(
+        self, chain: AskFunction, request: AskUserQuestionRequest, timeout: float | None
+    ) -> Ended:
+        """(ok, the answer or what to raise, the provider's name) of one ask via ``chain``."""
+        signal = request.signal
+        controller = None if signal is None and timeout is None else AbortController()
+        record = _Record(request, None if controller is None else controller.signal)
+        token = _RECORD.set(record)
+        try:
+            if controller is None:
+                ok, value = await _settled(chain, record)
+            else:
+                ok, value = await self._waited(chain, record, controller, timeout)
+        finally:
+            _RECORD.reset(token)
+        return ok, value, record.provider
+
+    async def _waited(
+        self,
+        chain: AskFunction,
+        record: _Record,
+        controller: AbortController,
+        timeout: float | None,
+    ) -> Outcome:
+        """Run the chain as a task the caller stops waiting for when its signal fires or
+        the timeout runs out; the task is then told (its signal) and cancelled."""
+        aio = _aio()
+        loop = aio.get_running_loop()
+        coroutine = _settled(chain, record)
+        task = (
+            aio.Task(coroutine, loop=loop, eager_start=True)
+            if _EAGER
+            else loop.create_task(coroutine)
+        )
+        if task.done():
+            return task.result()  # type: ignore[no-any-return]
+        waiter = loop.create_future()
+
+        def settle(outcome: Outcome) -> None:
+            if not waiter.done():
+                waiter.set_result(outcome)
+
+        def end(error: UserInteractionError) -> None:
+            controller.abort(error)
+            settle((False, error))
+
+        def finished(done: Any) -> None:
+            if done.cancelled():
+                settle((False, _caller_left()))
+            else:
+                settle(done.result())
+
+        task.add_done_callback(finished)
+        signal = record.request.signal
+        remove = None
+        if signal is not None:
+
+            def aborted() -> None:
+                error = signal.error()
+                controller.abort(error)
+                try:
+                    loop.call_soon_threadsafe(end, error)
+                except RuntimeError:  # the loop is closed: nobody waits any more
+                    pass
+
+            remove = signal.add_callback(aborted)
+        timer = None
+        if timeout is not None:
+            error = UserInteractionError(f"No answer within {timeout:g} s.", ASK_TIMEOUT)
+            timer = loop.call_later(timeout, end, error)
+        try:
+            return await waiter  # type: ignore[no-any-return]
+        finally:
+            if remove is not None:
+                remove()
+            if timer is not None:
+                timer.cancel()
+            if not task.done():
+                controller.abort(_caller_left())
+                task.cancel()
+
+    def _observe(
+        self,
+        request: AskUserQuestionRequest,
+        ok: bool,
+        value: Any,
+        provider: str | None,
+        started: float,
+    ) -> None:
+        """Tell every ``ask_finished`` observer; what one raises is logged and ignored."""
+        if not ok and not isinstance(value, UserInteractionError):
+            if not isinstance(value, BaseException) or not isinstance(value, _aio().CancelledError):
+                return  # KeyboardInterrupt, SystemExit: not an outcome of the ask
+            value = _caller_left()
+        arguments = {
+            "request": request,
+            "answer": value if ok else None,
+            "error": None if ok else value,
+            "provider": provider,
+            "seconds": time.perf_counter() - started,
+        }
+        for name, function, argnames in self._observers:
+            try:
+                result = function(*[arguments[arg] for arg in argnames])
+                if hasattr(result, "__await__"):
+                    self._in_background(name, result)
+            except Exception:
+                _logger().exception("ask_finished of extension %r failed", name)
+
+    def _in_background(self, name: str, awaitable: Any) -> None:
+        """An async observer runs on, never awaited by the ask; its failure is logged."""
+
+        async def observe() -> None:
+            try:
+                await awaitable
+            except Exception:
+                _logger().exception("ask_finished of extension %r failed", name)
+
+        task = _aio().ensure_future(observe())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+
+async def _settled(chain: AskFunction, record: _Record) -> Outcome:
+    """Run the chain; check its answer against the caller's request; never raise."""
+    request = record.request
+    try:
+        answer = await chain(request)
+    except BaseException as exc:
+        return False, exc
+    if answer is not record.answer or len(record.asked) != 1 or record.asked[0] is not request:
+        try:
+            answer = validate_answer(request, answer)
+        except UserInteractionError as exc:
+            message = exc.message.replace("provider answer: ", "")
+            return False, UserInteractionError(
+                f"The answer after the extensions' wrappers is invalid: {message}",
+                INVALID_ANSWER,
+            )
+        if len(answer.answers) != len(request.questions):
+            dropped = _dropped(record, answer)
+            if dropped is not None:
+                return False, dropped
+    return True, answer
+
+
+def _dropped(record: _Record, answer: AskUserQuestionAnswer) -> UserInteractionError | None:
+    """``INVALID_ANSWER`` if a question neither reached the provider nor got an answer."""
+    answered = {item.id for item in answer.answers}
+    asked = {item.id for request in record.asked for item in request.questions}
+    missing = [
+        item.id
+        for item in record.request.questions
+        if item.id not in answered and item.id not in asked
+    ]
+    if not missing:
+        return None
+    return UserInteractionError(
+        f"The extensions' wrappers dropped questions {', '.join(map(repr, missing))}: "
+        "neither answered nor asked of the provider",
+        INVALID_ANSWER,
+    )
+
+
+def _guarded(name: str, ask: Callable[[AskUserQuestionRequest], Any]) -> AskFunction:
+    """``ask``, with what it raises that is not a ``UserInteractionError`` made
+    ``EXTENSION_FAILED`` naming the extension."""
+
+    async def guarded(request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+        try:
+            return await ask(request)  # type: ignore[no-any-return]
+        except UserInteractionError:
+            raise
+        except Exception as exc:
+            raise _failed(name, "its wrapper raised", exc) from exc
+
+    return guarded
+
+
+def _failed(name: str, problem: str, cause: BaseException | None) -> UserInteractionError:
+    detail = "" if cause is None else f" {type(cause).__name__}: {cause}"
+    return UserInteractionError(
+        f"Extension {name!r}: {problem}{':' if detail else ''}{detail}",
+        EXTENSION_FAILED,
+        cause=cause,
+    )
+
+
+def _caller_left() -> UserInteractionError:
+    return UserInteractionError(
+        "The caller stopped waiting for the answer.",
+        ASK_ABORTED,
+        cause=_aio().CancelledError(),
+    )
+
+
+def _combine(errors: list[UserInteractionError]) -> UserInteractionError:
+    if len(errors) == 1:
+        return errors[0]
+    listed = " ".join(f"({n}) {error.message}" for n, error in enumerate(errors, 1))
+    return UserInteractionError(
+        f"{len(errors)} extensions failed to load: {listed}",
+        EXTENSION_FAILED,
+        cause=errors[0].__cause__,
+    )
+
+
+def _selected(errors: list[UserInteractionError]) -> list[ExtensionInfo]:
+    """The installed extensions to load, in name order (an unknown name is an error)."""
+    infos = installed_extensions()
+    named = [name.strip() for name in os.environ.get(EXTENSIONS_ENV, "").split(",") if name.strip()]
+    if not os.environ.get(DISABLE_AUTOLOAD_ENV):
+        chosen = list(infos)
+    else:
+        chosen = [info for info in infos if info.name in named]
+    known = {info.name for info in infos}
+    for name in named:
+        if name not in known:
+            installed = ", ".join(sorted(known)) or "none"
+            errors.append(
+                UserInteractionError(
+                    f"{EXTENSIONS_ENV} names {name!r}, which is not an installed extension "
+                    f"(installed: {installed}). Asks fail until it is fixed; to disable it, "
+                    f"remove it from {EXTENSIONS_ENV}.",
+                    EXTENSION_FAILED,
+                )
+            )
+    return chosen

@@ -1,0 +1,239 @@
+"""Built-in extensions, and the answers-file engine they share with the scripted provider.
+
+* :class:`AuditLog` appends one JSON line per finished ask to a file (turned on for every
+  context by ``USER_INTERACTION_AUDIT=<path>``).
+* :class:`PreAnswered` answers the questions an answers file covers and asks the human
+  only the rest (``USER_INTERACTION_PREANSWERED=<path>``).
+* :class:`TraceLog` logs each ask to the ``user_interaction.trace`` logger (the command
+  line's ``--trace``).
+* :class:`AnswersFile` reads the answers-file format (see the scripted provider's README).
+
+Add one to a context with ``ui.add_extension(AuditLog("asks.jsonl"))``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+import weakref
+from pathlib import Path
+from typing import TYPE_CHECKING, Final, Union
+
+from ._answers_file import (
+    INVALID_ANSWERS_FILE,
+    OMIT,
+    SILENT,
+    UNANSWERED_QUESTION,
+    Answered,
+    AnswersFile,
+    Ruling,
+)
+from ._extensions import (
+    AUDIT_ENV,
+    DISABLE_AUTOLOAD_ENV,
+    EXTENSION_GROUP,
+    EXTENSIONS_ENV,
+    PREANSWERED_ENV,
+    ExtensionInfo,
+    installed_extensions,
+)
+from ._hooks import AskFunction, AskWrapper, ExtensionSpec, hookimpl
+from ._model import AskUserQuestionAnswer, AskUserQuestionAnswerItem, AskUserQuestionRequest
+
+if TYPE_CHECKING:
+    from ._errors import UserInteractionError
+    from ._manager import UserInteraction
+
+__all__ = [
+    "AUDIT_ENV",
+    "DISABLE_AUTOLOAD_ENV",
+    "EXTENSIONS_ENV",
+    "EXTENSION_GROUP",
+    "INVALID_ANSWERS_FILE",
+    "OMIT",
+    "PREANSWERED_ENV",
+    "SILENT",
+    "TRACE_LOGGER",
+    "UNANSWERED_QUESTION",
+    "Answered",
+    "AnswersFile",
+    "AskFunction",
+    "AskWrapper",
+    "AuditLog",
+    "ExtensionInfo",
+    "ExtensionSpec",
+    "PreAnswered",
+    "Ruling",
+    "TraceLog",
+    "installed_extensions",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+#: The :mod:`logging` logger :class:`TraceLog` writes to.
+TRACE_LOGGER: Final = "user_interaction.trace"
+
+
+class AuditLog:
+    """Appends one JSON line per finished ask to ``path``.
+
+    Each line holds ``time`` (UTC, ISO 8601), ``provider``, ``request`` (wire form),
+    ``answer`` (wire form) or ``error`` (``{"name", "code", "message"}``) and ``seconds``.
+    The file is opened for appending and every line written whole by one ``write``, so
+    lines from many threads and processes never interleave, and each is on disk (not in a
+    buffer) when the ask returns.
+    """
+
+    def __init__(self, path: PathLike) -> None:
+        #: The file the lines are appended to.
+        self.path = Path(path)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+        self._fd = os.open(self.path, flags, 0o644)
+        self._lock = threading.Lock()
+        self._closer = weakref.finalize(self, os.close, self._fd)
+
+    def __repr__(self) -> str:
+        return f"<AuditLog {str(self.path)!r}>"
+
+    @hookimpl
+    def ask_finished(
+        self,
+        request: AskUserQuestionRequest,
+        answer: AskUserQuestionAnswer | None,
+        error: UserInteractionError | None,
+        provider: str | None,
+        seconds: float,
+    ) -> None:
+        """Append the ask's line."""
+        now = time.time()
+        record: dict[str, object] = {
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now))
+            + f".{int(now % 1 * 1000):03d}Z",
+            "provider": provider,
+            "request": request.to_dict(),
+        }
+        if error is not None:
+            record["error"] = error.to_dict()
+        elif answer is not None:
+            record["answer"] = answer.to_dict()
+        record["seconds"] = round(seconds, 6)
+        line = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+        with self._lock:
+            written = os.write(self._fd, line)
+            while written < len(line):  # only ever on a full disk or a signal
+                written += os.write(self._fd, line[written:])
+
+    def close(self) -> None:
+        """Close the file (also done when the object is collected); idempotent."""
+        self._closer()
+
+
+class PreAnswered:
+    """Answers the questions an answers file covers; asks the human only the rest.
+
+    The file (the scripted provider's format) is read when this is built and again at
+    every ask. A question it answers (by id, pattern or default) is answered from it, or
+    left out for ``{"omit": true}``; an ``{"error": CODE}`` answer ends the ask with that
+    error. The other questions — and those whose scripted answer does not fit them (a
+    label not offered), or that the file keeps ``silent`` — go to the provider in one
+    request, and the answers are merged in the request's order. When the file covers
+    every question, the provider is not asked.
+    """
+
+    def __init__(self, path: PathLike) -> None:
+        #: The answers file.
+        self.path = Path(path)
+        self._current = AnswersFile.follow(self.path)
+
+    def __repr__(self) -> str:
+        return f"<PreAnswered {str(self.path)!r}>"
+
+    @hookimpl
+    def ask_wrapper(self, ui: UserInteraction) -> AskWrapper:
+        """Wrap every ask of ``ui``."""
+        return self.wrap
+
+    def wrap(self, next_ask: AskFunction) -> AskFunction:
+        """The ask that answers from the file before calling ``next_ask``."""
+
+        async def ask(request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+            book = self._current()
+            answered: dict[str, AskUserQuestionAnswerItem | None] = {}
+            rest = []
+            for item in request.questions:
+                ruling = book.ruling(item)
+                if isinstance(ruling, AskUserQuestionAnswerItem):
+                    answered[item.id] = ruling
+                elif ruling is OMIT:
+                    answered[item.id] = None
+                elif isinstance(ruling, Exception) and ruling.code != UNANSWERED_QUESTION:
+                    raise ruling
+                else:
+                    if ruling is not None and ruling is not SILENT:
+                        logging.getLogger("user_interaction").warning(
+                            "%s: asking the human instead: %s", self.path, ruling
+                        )
+                    rest.append(item)
+            if not rest:
+                return AskUserQuestionAnswer([a for a in answered.values() if a is not None])
+            if not answered:
+                return await next_ask(request)
+            asked = await next_ask(AskUserQuestionRequest(rest, request.agent, request.signal))
+            theirs = {item.id: item for item in asked.answers}
+            merged = []
+            for item in request.questions:
+                mine = answered.get(item.id)
+                if mine is not None:
+                    merged.append(mine)
+                elif item.id in theirs:
+                    merged.append(theirs[item.id])
+            return AskUserQuestionAnswer(merged)
+
+        return ask
+
+
+class TraceLog:
+    """Logs one line per finished ask to the ``user_interaction.trace`` logger: the
+    provider, the question ids, the time taken and the outcome (``ANSWERED`` or the error
+    code); with ``answers=True``, the answers too (they may be sensitive).
+
+    The command line's ``--trace`` is this extension, and a small example of an observer.
+    """
+
+    def __init__(self, *, answers: bool = False, logger: str = TRACE_LOGGER) -> None:
+        #: Whether the answers are logged.
+        self.answers = answers
+        self._log = logging.getLogger(logger)
+
+    def __repr__(self) -> str:
+        return f"<TraceLog answers={self.answers}>"
+
+    @hookimpl
+    def ask_finished(
+        self,
+        request: AskUserQuestionRequest,
+        answer: AskUserQuestionAnswer | None,
+        error: UserInteractionError | None,
+        provider: str | None,
+        seconds: float,
+    ) -> None:
+        """Log the ask's line."""
+        extra = ""
+        if error is not None:
+            outcome = error.code
+        else:
+            outcome = "ANSWERED"
+            if self.answers and answer is not None:
+                data = json.dumps(answer.to_dict(), ensure_ascii=False, separators=(",", ":"))
+                extra = f" answers={data}"
+        self._log.info(
+            "ask provider=%s questions=%s duration=%.3fs outcome=%s%s",
+            provider or "-",
+            ",".join(item.id for item in request.questions),
+            seconds,
+            outcome,
+            extra,
+        )
