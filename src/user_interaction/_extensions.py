@@ -58,6 +58,8 @@ __all__ = [
     "PREANSWERED_ENV",
     "ExtensionInfo",
     "Extensions",
+    "autoloaded",
+    "check_extension",
     "installed_extensions",
 ]
 
@@ -176,6 +178,52 @@ class _PluginManager(pluggy.PluginManager):
         self._changed()
 
 
+def _register(pm: pluggy.PluginManager, plugin: object, name: str | None) -> None:
+    """Register with pluggy's checks, plus: it implements at least one known hook
+    (``TypeError`` otherwise; ``ValueError`` for a name already registered)."""
+    try:
+        pm.register(plugin, name)
+    except pluggy.PluginValidationError as exc:
+        raise TypeError(f"{_named(plugin)} is not a valid extension: {exc}") from exc
+    callers = pm.get_hookcallers(plugin) or []
+    unknown = sorted(caller.name for caller in callers if not caller.has_spec())
+    if unknown or not callers:
+        pm.unregister(plugin)
+        problem = (
+            f"implements unknown hooks: {', '.join(unknown)}"
+            if unknown
+            else "implements no hook (mark ask_wrapper / ask_finished with @hookimpl)"
+        )
+        raise TypeError(f"{_named(plugin)} is not a valid extension: it {problem}")
+
+
+def _named(plugin: object) -> str:
+    if isinstance(plugin, ModuleType):
+        return f"module {plugin.__name__!r}"
+    return f"{type(plugin).__qualname__} object"
+
+
+def check_extension(info: ExtensionInfo) -> UserInteractionError | None:
+    """Import and register ``info``'s extension on a scratch plugin manager; the
+    ``EXTENSION_FAILED`` error, if any (for ``user-interaction extensions --check``)."""
+    try:
+        plugin = info.load()
+        try:
+            _register(_PluginManager(lambda: None), plugin, info.name)
+        except (TypeError, ValueError) as exc:
+            raise info.failed(f"cannot be registered: {exc}", exc) from exc
+    except UserInteractionError as error:
+        return error
+    return None
+
+
+def autoloaded(info: ExtensionInfo) -> bool:
+    """Whether contexts load ``info`` (autoload on, or named in the variable)."""
+    if not os.environ.get(DISABLE_AUTOLOAD_ENV):
+        return True
+    return info.name in {n.strip() for n in os.environ.get(EXTENSIONS_ENV, "").split(",")}
+
+
 class _Record:
     """What the chain's innermost call learnt during one ask."""
 
@@ -232,21 +280,7 @@ class Extensions:
         return Disposer(remove)
 
     def _register(self, plugin: object, name: str | None) -> None:
-        """Register with pluggy's checks, plus: it implements at least one known hook."""
-        try:
-            self.pm.register(plugin, name)
-        except pluggy.PluginValidationError as exc:
-            raise TypeError(f"{plugin!r} is not a valid extension: {exc}") from exc
-        callers = self.pm.get_hookcallers(plugin) or []
-        unknown = sorted(caller.name for caller in callers if not caller.has_spec())
-        if unknown or not callers:
-            self.pm.unregister(plugin)
-            problem = (
-                f"implements unknown hooks: {', '.join(unknown)}"
-                if unknown
-                else "implements no hook (mark ask_wrapper / ask_finished with @hookimpl)"
-            )
-            raise TypeError(f"{plugin!r} is not a valid extension: it {problem}")
+        _register(self.pm, plugin, name)
 
     # -- loading ------------------------------------------------------------------------
 

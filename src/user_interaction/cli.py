@@ -2,6 +2,7 @@
 
 ======================  ==============================================================
 ``providers``           list the installed providers (``--check`` imports each one)
+``extensions``          list the installed extensions (``--check`` imports each one)
 ``ask QUESTION``        ask a human through a provider; print the answer
 ``dev PROVIDER``        ask again and again, hot-reloading the provider on every save
 ``new-provider NAME``   write a pip-installable provider distribution to start from
@@ -277,6 +278,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     providers.set_defaults(run=_run_providers)
 
+    extensions = commands.add_parser(
+        "extensions",
+        help="list the installed extensions",
+        description="List the installed extensions (entry-point group "
+        "'user_interaction.extensions') without importing them, and whether every context "
+        "loads them (autoload, or USER_INTERACTION_EXTENSIONS when "
+        "USER_INTERACTION_DISABLE_EXTENSION_AUTOLOAD is set).",
+        epilog="exit status: 0, or 7 when --check finds an extension that fails to load",
+        formatter_class=formatter,
+    )
+    extensions.add_argument("--json", action="store_true", help="print JSON")
+    extensions.add_argument(
+        "--check", action="store_true", help="also import each extension and report failures"
+    )
+    extensions.set_defaults(run=_run_extensions)
+
     ask = commands.add_parser(
         "ask",
         parents=[tracing],
@@ -501,6 +518,81 @@ def _print_providers_table(
         print()
     for info, error in failures:
         print(f"{info.name}: {error.code}: {_one_line(error.message)}")
+
+
+# -- extensions -------------------------------------------------------------------------
+
+
+def _run_extensions(args: argparse.Namespace) -> int:
+    from . import _extensions as ext
+
+    infos = ext.installed_extensions()
+    checks = [ext.check_extension(info) for info in infos] if args.check else None
+    builtins = {
+        variable: os.environ.get(variable, "").strip() or None
+        for variable in (ext.AUDIT_ENV, ext.PREANSWERED_ENV)
+    }
+    autoload = not os.environ.get(ext.DISABLE_AUTOLOAD_ENV)
+    if args.json:
+        rows: list[dict[str, Any]] = []
+        for index, info in enumerate(infos):
+            row: dict[str, Any] = {
+                "name": info.name,
+                "distribution": info.distribution,
+                "version": info.version,
+                "value": info.value,
+                "loaded": ext.autoloaded(info),
+            }
+            if checks is not None:
+                error = checks[index]
+                row["loads"] = error is None
+                if error is not None:
+                    row["error"] = error.to_dict()
+            rows.append(row)
+        document = {
+            "group": ext.EXTENSION_GROUP,
+            "autoload": autoload,
+            "extensions": rows,
+            "builtins": builtins,
+        }
+        print(json.dumps(document, indent=2, ensure_ascii=False))
+    elif not infos:
+        print(f"No extensions are installed (entry-point group {ext.EXTENSION_GROUP!r}).")
+    else:
+        header = ["NAME", "DISTRIBUTION", "VERSION", "ENTRY POINT", "LOADED"]
+        table = [
+            [
+                info.name,
+                info.distribution,
+                info.version,
+                info.value,
+                "yes" if ext.autoloaded(info) else "no",
+            ]
+            for info in infos
+        ]
+        if checks is not None:
+            header.append("LOADS")
+            for cells, error in zip(table, checks):
+                cells.append("yes" if error is None else "no")
+        widths = [max(len(row[i]) for row in [header, *table]) for i in range(len(header))]
+        for cells in [header, *table]:
+            print("  ".join(cell.ljust(width) for cell, width in zip(cells, widths)).rstrip())
+        if not autoload:
+            print(
+                f"\nautoload is off ({ext.DISABLE_AUTOLOAD_ENV}); loaded: those named in "
+                f"{ext.EXTENSIONS_ENV}"
+            )
+        failures = [(info, error) for info, error in zip(infos, checks or ()) if error]
+        if failures:
+            print()
+        for info, error in failures:
+            print(f"{info.name}: {error.code}: {_one_line(error.message)}")
+    if not args.json:
+        for variable, path in builtins.items():
+            if path is not None:
+                print(f"{variable}={path}: built in, loaded into every context")
+    failed = checks is not None and any(error is not None for error in checks)
+    return EXIT_PROVIDER_FAILED if failed else EXIT_OK
 
 
 # -- ask --------------------------------------------------------------------------------

@@ -135,12 +135,13 @@ class PreAnswered:
     """Answers the questions an answers file covers; asks the human only the rest.
 
     The file (the scripted provider's format) is read when this is built and again at
-    every ask. A question it answers (by id, pattern or default) is answered from it, or
-    left out for ``{"omit": true}``; an ``{"error": CODE}`` answer ends the ask with that
-    error. The other questions — and those whose scripted answer does not fit them (a
-    label not offered), or that the file keeps ``silent`` — go to the provider in one
-    request, and the answers are merged in the request's order. When the file covers
-    every question, the provider is not asked.
+    every ask. A question it answers (by id, pattern or default) is answered from it:
+    ``{"omit": true}`` as skipped (a question nobody was asked cannot be left out of the
+    answer), and an ``{"error": CODE}`` answer ends the ask with that error. The other
+    questions, those whose scripted answer does not fit them (a label not offered) and
+    those the file keeps ``silent`` go to the provider in one request, and the answers are
+    merged in the request's order. When the file covers every question, the provider is
+    not asked.
     """
 
     def __init__(self, path: PathLike) -> None:
@@ -161,14 +162,14 @@ class PreAnswered:
 
         async def ask(request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
             book = self._current()
-            answered: dict[str, AskUserQuestionAnswerItem | None] = {}
+            answered: dict[str, AskUserQuestionAnswerItem] = {}
             rest = []
             for item in request.questions:
                 ruling = book.ruling(item)
                 if isinstance(ruling, AskUserQuestionAnswerItem):
                     answered[item.id] = ruling
                 elif ruling is OMIT:
-                    answered[item.id] = None
+                    answered[item.id] = AskUserQuestionAnswerItem(item.id)
                 elif isinstance(ruling, Exception) and ruling.code != UNANSWERED_QUESTION:
                     raise ruling
                 else:
@@ -178,7 +179,7 @@ class PreAnswered:
                         )
                     rest.append(item)
             if not rest:
-                return AskUserQuestionAnswer([a for a in answered.values() if a is not None])
+                return AskUserQuestionAnswer(list(answered.values()))
             if not answered:
                 return await next_ask(request)
             asked = await next_ask(AskUserQuestionRequest(rest, request.agent, request.signal))
