@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 import traceback
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
@@ -428,6 +429,198 @@ def measure_ask_sync(cfg: Config, summary: Summary) -> None:
         value = samples.median(name)
         print(f"{name:<36} {fmt_time(value):>10} {value / base:>8.2f}x  {samples.spread(name)}")
     summary.ratio_row("ask_sync (async provider)", samples.median("ask_sync"), base, "run", 0.5)
+
+
+# -- 2b. extensions ------------------------------------------------------------------------
+
+
+class PassThrough:
+    """One pass-through ``ask_wrapper``: the least a wrapper costs."""
+
+    @user_interaction.hookimpl
+    def ask_wrapper(self, ui: UserInteraction) -> Any:
+        def wrap(next_ask: Any) -> Any:
+            async def ask(request: AskUserQuestionRequest) -> Any:
+                return await next_ask(request)
+
+            return ask
+
+        return wrap
+
+
+class Count:
+    """One ``ask_finished`` observer that counts."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    @user_interaction.hookimpl
+    def ask_finished(self, request: AskUserQuestionRequest) -> None:
+        self.count += 1
+
+
+async def loop_run_ask(ui: UserInteraction, request: AskUserQuestionRequest, n: int) -> float:
+    """The ask path as it was before extensions existed: the checks, then ``run_ask``."""
+    from user_interaction._ask import run_ask
+
+    start = perf_counter()
+    for _ in range(n):
+        await run_ask(ui._precheck(request, None), request, None)
+    return perf_counter() - start
+
+
+EXTENSION_CASES = (
+    ("ask path before extensions existed", "before"),
+    ("await ui.ask(req), no extension", "none"),
+    ("one pass-through wrapper + observer", "both"),
+    ("one observer only", "observer"),
+    ("wrapper + observer, timeout=30", "both+timeout"),
+)
+
+
+async def measure_extension_asks(cfg: Config) -> Samples:
+    plain = UserInteraction()
+    plain.register_provider(AsyncProvider())
+    both = UserInteraction()
+    both.register_provider(AsyncProvider())
+    both.add_extension(PassThrough())
+    counter = Count()
+    both.add_extension(counter)
+    observed = UserInteraction()
+    observed.register_provider(AsyncProvider())
+    observed.add_extension(Count())
+    for ui in (plain, both, observed):
+        assert await ui.ask(REQUEST) == ANSWER
+    assert counter.count == 1
+    assert not plain._extended
+    cases: dict[str, Callable[[], Any]] = {
+        "before": lambda: loop_run_ask(plain, REQUEST, cfg.ask_n),
+        "none": lambda: loop_ask(plain, REQUEST, cfg.ask_n),
+        "both": lambda: loop_ask(both, REQUEST, cfg.ask_n),
+        "observer": lambda: loop_ask(observed, REQUEST, cfg.ask_n),
+        "both+timeout": lambda: loop_ask_timeout(both, REQUEST, cfg.ask_n),
+    }
+    samples = Samples()
+    for run in cases.values():  # warm-up
+        await run()
+    for _ in range(cfg.repeats):
+        for name, run in cases.items():
+            gc.collect()
+            gc.disable()
+            try:
+                total = await run()
+            finally:
+                gc.enable()
+            samples.add(name, total, cfg.ask_n)
+            await asyncio.sleep(0)
+    for ui in (plain, both, observed):
+        ui.close()
+    return samples
+
+
+def threads_rate(call: Callable[[], Any], per_thread: int, threads: int = 8) -> float:
+    """Calls per second of ``call`` made ``per_thread`` times by each of ``threads``."""
+    import threading
+
+    start = threading.Barrier(threads + 1)
+
+    def worker() -> None:
+        start.wait()
+        for _ in range(per_thread):
+            call()
+
+    workers = [threading.Thread(target=worker) for _ in range(threads)]
+    for thread in workers:
+        thread.start()
+    start.wait()
+    began = perf_counter()
+    for thread in workers:
+        thread.join()
+    return threads * per_thread / (perf_counter() - began)
+
+
+def valid_lines(path: Path, expected: int) -> bool:
+    import json
+
+    lines = path.read_bytes().splitlines()
+    try:
+        for line in lines:
+            json.loads(line)
+    except ValueError:
+        return False
+    return len(lines) == expected
+
+
+def measure_audit(cfg: Config) -> dict[str, tuple[float, bool]]:
+    """``AuditLog`` from 8 threads: its own rate (each thread writing the line of an ask it
+    finished, as an ``ask_sync`` caller's thread does), and whole ``ask_sync`` calls with
+    and without it. Each rate is the median of the repeats."""
+    from user_interaction.extensions import AuditLog
+
+    per_thread = 2_000 if cfg.quick else 5_000
+    asks = per_thread // 4
+    rates: dict[str, list[float]] = {"writes": [], "asks+audit": [], "asks": []}
+    valid = {"writes": True, "asks+audit": True, "asks": True}
+    with tempfile.TemporaryDirectory(prefix="ui-bench-audit-") as root:
+        for repeat in range(cfg.repeats):
+            path = Path(root) / f"writes-{repeat}.jsonl"
+            writer = AuditLog(path)
+            line = writer.ask_finished
+            rates["writes"].append(
+                threads_rate(partial(line, REQUEST, ANSWER, None, "b", 1e-5), per_thread)
+            )
+            writer.close()
+            valid["writes"] &= valid_lines(path, 8 * per_thread)
+            path = Path(root) / f"asks-{repeat}.jsonl"
+            with UserInteraction() as ui:
+                ui.register_provider(AsyncProvider())
+                ui.ask_sync(REQUEST)
+                rates["asks"].append(threads_rate(lambda: ui.ask_sync(REQUEST), asks))
+                audit = AuditLog(path)
+                ui.add_extension(audit)
+                rates["asks+audit"].append(threads_rate(lambda: ui.ask_sync(REQUEST), asks))
+                audit.close()
+            valid["asks+audit"] &= valid_lines(path, 8 * asks)
+    return {name: (median(values), valid[name]) for name, values in rates.items()}
+
+
+def measure_extensions(cfg: Config, summary: Summary) -> None:
+    heading("2b. extensions: the cost of none, of one wrapper + observer; AuditLog throughput")
+    samples = asyncio.run(measure_extension_asks(cfg))
+    base = samples.median("none")
+    print(f"{'case':<40} {'median':>10} {'x no ext.':>9}  spread of samples")
+    for label, name in EXTENSION_CASES:
+        value = samples.median(name)
+        print(f"{label:<40} {fmt_time(value):>10} {value / base:>8.2f}x  {samples.spread(name)}")
+    summary.ratio_row(
+        "ask, no extension (vs before)", base, samples.median("before"), "before", 1.05
+    )
+    summary.ratio_row("ask, wrapper + observer", samples.median("both"), base, "no ext.", 1.5)
+    summary.ratio_row("ask, observer only", samples.median("observer"), base, "no ext.", None)
+    audit = measure_audit(cfg)
+    labels = {
+        "writes": "AuditLog lines written by 8 threads",
+        "asks": "ask_sync from 8 threads, no extension",
+        "asks+audit": "ask_sync from 8 threads, with AuditLog",
+    }
+    for name, label in labels.items():
+        rate, valid = audit[name]
+        print(f"{label:<40} {rate:>10,.0f}/s  every line valid JSON: {valid}")
+    rate, valid = audit["writes"]
+    verdict = "MET" if rate >= 20_000 and valid else "MISSED"
+    summary.add(
+        "AuditLog lines from 8 threads", f"{rate:,.0f}/s", "", "", "≥20,000/s, valid", verdict
+    )
+    rate, valid = audit["asks+audit"]
+    base_rate = audit["asks"][0]
+    summary.add(
+        "ask_sync+AuditLog, 8 threads",
+        f"{rate:,.0f}/s",
+        f"{base_rate:,.0f}/s",
+        fmt_ratio(base_rate / rate),
+        "(info)",
+        "-",
+    )
 
 
 # -- 3. import time ------------------------------------------------------------------------
@@ -840,6 +1033,7 @@ def main() -> None:
 
     section("ask", lambda: report_ask(asyncio.run(measure_ask(cfg)), summary))
     section("ask_sync", lambda: measure_ask_sync(cfg, summary))
+    section("extensions", lambda: measure_extensions(cfg, summary))
     with tempfile.TemporaryDirectory(prefix="ui-bench-pycache-") as cache:
         CHILD_ENV.update(child_env(cache))
         section("import", lambda: measure_import(cfg, summary))

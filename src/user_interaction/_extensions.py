@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from contextvars import ContextVar
 from threading import RLock
+from time import perf_counter
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable, Final, Union
 
@@ -30,7 +30,7 @@ import attrs
 import pluggy
 
 from ._abort import AbortController, AbortSignal
-from ._ask import run_ask
+from ._ask import _Ask, run_ask
 from ._discovery import _Scanner
 from ._errors import (
     ASK_ABORTED,
@@ -229,9 +229,9 @@ class _Record:
 
     __slots__ = ("answer", "asked", "provider", "request", "signal")
 
-    def __init__(self, request: AskUserQuestionRequest, signal: AbortSignal | None) -> None:
+    def __init__(self, request: AskUserQuestionRequest) -> None:
         self.request = request  # the caller's, already validated
-        self.signal = signal  # fires when the caller stops waiting (signal or timeout)
+        self.signal: AbortSignal | None = None  # fires when the caller stops waiting
         self.provider: str | None = None
         self.answer: AskUserQuestionAnswer | None = None  # the provider's validated answer
         self.asked: list[AskUserQuestionRequest] = []
@@ -240,8 +240,24 @@ class _Record:
 _RECORD: ContextVar[_Record] = ContextVar("user_interaction_ask")
 
 Outcome = tuple[bool, Any]
-Ended = tuple[bool, Any, Union[str, None]]
-_Observer = tuple[str, Callable[..., Any], tuple[str, ...]]
+_Observer = tuple[str, Callable[..., Any]]
+#: The arguments of one ``ask_finished`` call.
+Finished = tuple[
+    AskUserQuestionRequest,
+    Union[AskUserQuestionAnswer, None],
+    Union[UserInteractionError, None],
+    Union[str, None],
+    float,
+]
+_FINISHED_ARGS: Final = ("request", "answer", "error", "provider", "seconds")
+
+
+def _observer_call(function: Callable[..., Any], argnames: tuple[str, ...]) -> Callable[..., Any]:
+    """``function`` called with the five ``ask_finished`` arguments, positionally."""
+    if argnames == _FINISHED_ARGS:
+        return function
+    picks = [_FINISHED_ARGS.index(name) for name in argnames]
+    return lambda *arguments: function(*[arguments[index] for index in picks])
 
 
 class Extensions:
@@ -255,6 +271,7 @@ class Extensions:
         self._broken: UserInteractionError | None = None  # an extension failed to load
         self._failure: UserInteractionError | None = None  # ... or to build its wrapper
         self._chain: AskFunction | None = None
+        self._codes: dict[Any, str] = {}  # each wrapper's ask's code object: its extension
         self._observers: tuple[_Observer, ...] = ()
         self._background: set[Any] = set()
         #: The context's plugin manager (``ui.pluginmanager``).
@@ -342,13 +359,14 @@ class Extensions:
                 return
             self._stale = False
             self._failure = None
+            self._codes = {}
             try:
                 self._chain = self._compose()
             except UserInteractionError as exc:
                 self._chain, self._failure = None, exc
             hook = self.pm.hook.ask_finished
             self._observers = tuple(
-                (impl.plugin_name, impl.function, tuple(impl.argnames))
+                (impl.plugin_name, _observer_call(impl.function, tuple(impl.argnames)))
                 for impl in reversed(hook.get_hookimpls())
                 if not (impl.hookwrapper or impl.wrapper)
             )
@@ -383,7 +401,12 @@ class Extensions:
                 raise _failed(name, "its wrapper raised", exc) from exc
             if not callable(wrapped):
                 raise _failed(name, f"its wrapper returned {type(wrapped).__name__}", None)
-            ask = _guarded(name, wrapped)
+            code = getattr(wrapped, "__code__", None)
+            if code is None:  # a callable object: its __call__ (or the object itself) raises
+                code = getattr(type(wrapped).__dict__.get("__call__"), "__code__", None)
+            if code is not None:
+                self._codes[code] = name
+            ask = wrapped
         return ask
 
     async def _innermost(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
@@ -405,65 +428,82 @@ class Extensions:
             if request.signal is not None and request.signal is not record.request.signal:
                 signal = AbortSignal.any([request.signal, signal])
             request = AskUserQuestionRequest(request.questions, request.agent, signal)
-        answer = await run_ask(registration, request, None)
+        answer = await _Ask(registration, request, None).run()  # run_ask, one frame less
         record.answer = answer
         return answer
 
     # -- asking -------------------------------------------------------------------------
+    # The caller's task runs the chain itself, unless the caller gave a signal or a timeout:
+    # then the chain runs as a task of its own (``_waited``) that the caller can stop
+    # waiting for at once, and that is told and cancelled when it does.
 
     async def ask(
-        self, request: AskUserQuestionRequest, timeout: float | None
+        self,
+        request: AskUserQuestionRequest,
+        timeout: float | None,
+        finished: list[Finished] | None = None,
     ) -> AskUserQuestionAnswer:
-        """Ask through the chain; ``request`` has passed the manager's checks."""
-        self.prepare()
+        """Ask through the chain; ``request`` has passed the manager's checks.
+
+        The observers are told at the end, or, given ``finished``, the arguments to tell
+        them are appended there (``ask_sync`` tells them on its caller's thread, not on the
+        loop that serves every thread's asks).
+        """
+        if self._stale or not self._loaded:
+            self.prepare()
         if self._broken is not None:
             raise self._broken
-        if not self._ui._extended:  # nothing but the loading was left to do
-            return await run_ask(self._ui._registration(), request, timeout)
-        started = time.perf_counter()
-        value: Any
-        if self._failure is not None:
-            ok, value, name = False, self._failure, None
-        elif self._chain is None:  # observers only: the plain path, timed
-            ok, value, name = await self._plain(request, timeout)
-        else:
-            try:
-                ok, value, name = await self._run_chain(self._chain, request, timeout)
-            except BaseException as exc:  # the caller's task was cancelled
-                if self._observers:
-                    self._observe(request, False, exc, None, started)
-                raise
-        if self._observers:
-            self._observe(request, ok, value, name, started)
-        if ok:
-            return value  # type: ignore[no-any-return]
-        raise value
-
-    async def _plain(self, request: AskUserQuestionRequest, timeout: float | None) -> Ended:
-        name = None
+        ui = self._ui
+        if not ui._extended:  # nothing but the loading was left to do
+            return await run_ask(ui._registration(), request, timeout)
+        started = perf_counter()
+        chain = self._chain
+        record = _Record(request)
         try:
-            registration = self._ui._registration()
-            name = registration.name
-            return True, await run_ask(registration, request, timeout), name
-        except BaseException as exc:
-            return False, exc, name
-
-    async def _run_chain(
-        self, chain: AskFunction, request: AskUserQuestionRequest, timeout: float | None
-    ) -> Ended:
-        """(ok, the answer or what to raise, the provider's name) of one ask via ``chain``."""
-        signal = request.signal
-        controller = None if signal is None and timeout is None else AbortController()
-        record = _Record(request, None if controller is None else controller.signal)
-        token = _RECORD.set(record)
-        try:
-            if controller is None:
-                ok, value = await _settled(chain, record)
+            if self._failure is not None:
+                raise self._failure
+            if chain is None:  # observers only: the plain path, timed
+                registration = ui._registration()
+                record.provider = registration.name
+                answer = await _Ask(registration, request, timeout).run()
             else:
-                ok, value = await self._waited(chain, record, controller, timeout)
-        finally:
-            _RECORD.reset(token)
-        return ok, value, record.provider
+                controller = None
+                if timeout is not None or request.signal is not None:
+                    controller = AbortController()
+                    record.signal = controller.signal
+                token = _RECORD.set(record)
+                try:
+                    if controller is None:  # nothing to stop waiting for but the caller
+                        answer = await chain(request)
+                    else:
+                        ok, answer = await self._waited(chain, record, controller, timeout)
+                        if not ok:
+                            raise answer
+                except Exception as exc:
+                    if isinstance(exc, UserInteractionError):
+                        raise
+                    raise self._blame(exc) from exc
+                finally:
+                    _RECORD.reset(token)
+                answer = _checked(record, answer)
+        except BaseException as exc:
+            if self._observers:
+                self._observe(request, None, exc, record.provider, started, finished=finished)
+            raise
+        if self._observers:
+            self._observe(request, answer, None, record.provider, started, finished=finished)
+        return answer
+
+    def _blame(self, exc: Exception) -> UserInteractionError:
+        """``EXTENSION_FAILED`` for what a wrapper raised, naming the innermost wrapper in
+        its traceback (each wrapper's ``ask`` is known by its code object)."""
+        name = None
+        codes = self._codes
+        traceback = exc.__traceback__
+        while traceback is not None:
+            name = codes.get(traceback.tb_frame.f_code, name)
+            traceback = traceback.tb_next
+        return _failed(name or "?", "its wrapper raised", exc)
 
     async def _waited(
         self,
@@ -476,12 +516,11 @@ class Extensions:
         the timeout runs out; the task is then told (its signal) and cancelled."""
         aio = _aio()
         loop = aio.get_running_loop()
-        coroutine = _settled(chain, record)
-        task = (
-            aio.Task(coroutine, loop=loop, eager_start=True)
-            if _EAGER
-            else loop.create_task(coroutine)
-        )
+        coroutine = _settled(chain, record.request)
+        if _EAGER:
+            task = aio.Task(coroutine, loop=loop, eager_start=True)
+        else:
+            task = loop.create_task(coroutine)
         if task.done():
             return task.result()  # type: ignore[no-any-return]
         waiter = loop.create_future()
@@ -532,66 +571,79 @@ class Extensions:
     def _observe(
         self,
         request: AskUserQuestionRequest,
-        ok: bool,
-        value: Any,
+        answer: AskUserQuestionAnswer | None,
+        error: BaseException | None,
         provider: str | None,
         started: float,
+        *,
+        finished: list[Finished] | None,
     ) -> None:
-        """Tell every ``ask_finished`` observer; what one raises is logged and ignored."""
-        if not ok and not isinstance(value, UserInteractionError):
-            if not isinstance(value, BaseException) or not isinstance(value, _aio().CancelledError):
+        if error is not None and not isinstance(error, UserInteractionError):
+            if not isinstance(error, _aio().CancelledError):
                 return  # KeyboardInterrupt, SystemExit: not an outcome of the ask
-            value = _caller_left()
-        arguments = {
-            "request": request,
-            "answer": value if ok else None,
-            "error": None if ok else value,
-            "provider": provider,
-            "seconds": time.perf_counter() - started,
-        }
-        for name, function, argnames in self._observers:
+            error = _caller_left()
+        arguments = (request, answer, error, provider, perf_counter() - started)
+        if finished is None:
+            self.notify(arguments)
+        else:
+            finished.append(arguments)
+
+    def notify(self, arguments: Finished, loop: Any = None) -> None:
+        """Tell every ``ask_finished`` observer; what one raises is logged and ignored.
+
+        An async observer's awaitable runs on in the background (on ``loop``, else the
+        running one), never awaited by the ask.
+        """
+        for name, call in self._observers:
             try:
-                result = function(*[arguments[arg] for arg in argnames])
-                if hasattr(result, "__await__"):
-                    self._in_background(name, result)
+                result = call(*arguments)
+                if result is not None and hasattr(result, "__await__"):
+                    self._in_background(name, result, loop)
             except Exception:
                 _logger().exception("ask_finished of extension %r failed", name)
 
-    def _in_background(self, name: str, awaitable: Any) -> None:
-        """An async observer runs on, never awaited by the ask; its failure is logged."""
-
+    def _in_background(self, name: str, awaitable: Any, loop: Any) -> None:
         async def observe() -> None:
             try:
                 await awaitable
             except Exception:
                 _logger().exception("ask_finished of extension %r failed", name)
 
-        task = _aio().ensure_future(observe())
+        aio = _aio()
+        if loop is not None:
+            aio.run_coroutine_threadsafe(observe(), loop)
+            return
+        task = aio.ensure_future(observe())
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
 
-async def _settled(chain: AskFunction, record: _Record) -> Outcome:
-    """Run the chain; check its answer against the caller's request; never raise."""
-    request = record.request
+async def _settled(chain: AskFunction, request: AskUserQuestionRequest) -> Outcome:
+    """Run the chain as a task: its outcome, never an exception escaping the task."""
     try:
-        answer = await chain(request)
+        return True, await chain(request)
     except BaseException as exc:
         return False, exc
-    if answer is not record.answer or len(record.asked) != 1 or record.asked[0] is not request:
-        try:
-            answer = validate_answer(request, answer)
-        except UserInteractionError as exc:
-            message = exc.message.replace("provider answer: ", "")
-            return False, UserInteractionError(
-                f"The answer after the extensions' wrappers is invalid: {message}",
-                INVALID_ANSWER,
-            )
-        if len(answer.answers) != len(request.questions):
-            dropped = _dropped(record, answer)
-            if dropped is not None:
-                return False, dropped
-    return True, answer
+
+
+def _checked(record: _Record, answer: object) -> AskUserQuestionAnswer:
+    """The chain's answer checked against the caller's request (unless it is the
+    provider's, already checked against that very request)."""
+    request = record.request
+    if answer is record.answer and len(record.asked) == 1 and record.asked[0] is request:
+        return answer  # type: ignore[return-value]
+    try:
+        checked = validate_answer(request, answer)
+    except UserInteractionError as exc:
+        message = exc.message.replace("provider answer: ", "")
+        raise UserInteractionError(
+            f"The answer after the extensions' wrappers is invalid: {message}", INVALID_ANSWER
+        ) from None
+    if len(checked.answers) != len(request.questions):
+        dropped = _dropped(record, checked)
+        if dropped is not None:
+            raise dropped
+    return checked
 
 
 def _dropped(record: _Record, answer: AskUserQuestionAnswer) -> UserInteractionError | None:
@@ -610,21 +662,6 @@ def _dropped(record: _Record, answer: AskUserQuestionAnswer) -> UserInteractionE
         "neither answered nor asked of the provider",
         INVALID_ANSWER,
     )
-
-
-def _guarded(name: str, ask: Callable[[AskUserQuestionRequest], Any]) -> AskFunction:
-    """``ask``, with what it raises that is not a ``UserInteractionError`` made
-    ``EXTENSION_FAILED`` naming the extension."""
-
-    async def guarded(request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
-        try:
-            return await ask(request)  # type: ignore[no-any-return]
-        except UserInteractionError:
-            raise
-        except Exception as exc:
-            raise _failed(name, "its wrapper raised", exc) from exc
-
-    return guarded
 
 
 def _failed(name: str, problem: str, cause: BaseException | None) -> UserInteractionError:

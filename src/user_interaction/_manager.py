@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Final, Union, cast
 from ._ask import run_ask
 from ._discovery import ProviderInfo, find_provider, installed_providers
 from ._errors import DUPLICATE_PROVIDER, INVALID_REQUEST, NO_PROVIDER, UserInteractionError
-from ._extensions import Extensions
+from ._extensions import Extensions, Finished
 from ._model import AskUserQuestionAnswer, AskUserQuestionRequest
 from ._prompts import _Prompts
 from ._registration import (
@@ -346,13 +346,14 @@ class UserInteraction(_Prompts):
         done.acquire()
         outcome: list[tuple[bool, Any]] = []
         tasks: list[asyncio.Task[None]] = []
+        finished: list[Finished] = []  # the observers are told on this thread
 
         async def run() -> None:
             try:
                 if extensions is None:
                     answer = await run_ask(registration, request, timeout)
                 else:
-                    answer = await extensions.ask(request, timeout)
+                    answer = await extensions.ask(request, timeout, finished)
                 outcome.append((True, answer))
             except aio.CancelledError:  # the loop is shutting down (close(), exit)
                 outcome.append((False, disposed_error()))
@@ -375,6 +376,8 @@ class UserInteraction(_Prompts):
             if not loop.is_closed():
                 loop.call_soon_threadsafe(lambda: tasks and tasks[0].cancel())
             raise
+        if finished:
+            extensions.notify(finished[0], loop)  # type: ignore[union-attr]
         ok, value = outcome[0]
         if ok:
             return cast(AskUserQuestionAnswer, value)

@@ -73,6 +73,8 @@ __all__ = [
 
 PathLike = Union[str, "os.PathLike[str]"]
 
+_encode: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
 #: The :mod:`logging` logger :class:`TraceLog` writes to.
 TRACE_LOGGER: Final = "user_interaction.trace"
 
@@ -94,6 +96,7 @@ class AuditLog:
         self._fd = os.open(self.path, flags, 0o644)
         self._lock = threading.Lock()
         self._closer = weakref.finalize(self, os.close, self._fd)
+        self._stamp = (0, "")
 
     def __repr__(self) -> str:
         return f"<AuditLog {str(self.path)!r}>"
@@ -109,9 +112,12 @@ class AuditLog:
     ) -> None:
         """Append the ask's line."""
         now = time.time()
+        second = int(now)
+        stamp = self._stamp
+        if stamp[0] != second:  # formatted once a second
+            stamp = self._stamp = (second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)))
         record: dict[str, object] = {
-            "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now))
-            + f".{int(now % 1 * 1000):03d}Z",
+            "time": f"{stamp[1]}.{int((now - second) * 1000):03d}Z",
             "provider": provider,
             "request": request.to_dict(),
         }
@@ -120,7 +126,7 @@ class AuditLog:
         elif answer is not None:
             record["answer"] = answer.to_dict()
         record["seconds"] = round(seconds, 6)
-        line = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+        line = (_encode(record) + "\n").encode("utf-8")
         with self._lock:
             written = os.write(self._fd, line)
             while written < len(line):  # only ever on a full disk or a signal
