@@ -549,3 +549,18 @@ def test_concurrent_asks_through_wrappers(ui: UserInteraction, provider: Scripte
         thread.join()
     assert errors == []
     assert len(observer.calls) == 200
+
+
+def test_ask_sync_tells_observers_on_the_callers_thread(
+    ui: UserInteraction, provider: ScriptedProvider
+) -> None:
+    threads: list[threading.Thread] = []
+
+    class Where:
+        @hookimpl
+        def ask_finished(self) -> None:
+            threads.append(threading.current_thread())
+
+    ui.add_extension(Where())
+    ui.ask_sync(REQUEST)  # a slow observer never holds the loop that serves every thread
+    assert threads == [threading.current_thread()]
