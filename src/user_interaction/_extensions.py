@@ -184,6 +184,8 @@ def _register(pm: pluggy.PluginManager, plugin: object, name: str | None) -> Non
     try:
         pm.register(plugin, name)
     except pluggy.PluginValidationError as exc:
+        if pm.is_registered(plugin):  # pluggy < 1.7 leaves it half registered
+            pm.unregister(plugin)
         raise TypeError(f"{_named(plugin)} is not a valid extension: {exc}") from exc
     callers = pm.get_hookcallers(plugin) or []
     unknown = sorted(caller.name for caller in callers if not caller.has_spec())
