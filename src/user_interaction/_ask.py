@@ -5,9 +5,11 @@ an :class:`_Ask`, which:
 
 1. is admitted by the registration (waiting for its turn on a serial provider, following a
    swap to the provider swapped in);
-2. calls the provider with a request carrying a signal of the ask's own: an async provider
-   (or the awaitable a plain ``def ask`` returned) as a task on the caller's loop, started
-   eagerly on 3.12+; a sync provider on a reused worker thread;
+2. calls the provider with a request carrying a signal of the ask's own. An async
+   provider's coroutine (or the awaitable a plain ``def ask`` returned) takes its first
+   step at once, in a context of its own: a provider that answers without waiting costs
+   no task; one that waits goes on as a task on the caller's loop. A sync provider runs on
+   a reused worker thread;
 3. if the call did not finish at once, waits on one future that the answer, the caller's
    signal, the timeout, disposal or the caller's cancellation settles, whichever is first
    (only then are a signal listener and a timer set up);
@@ -21,12 +23,14 @@ cancelled from outside.
 
 from __future__ import annotations
 
+import contextvars
 import sys
-from typing import TYPE_CHECKING, Any, Final
+import types
+from typing import TYPE_CHECKING, Any, Final, Generator
 
 from ._abort import AbortController, discard_awaitable
 from ._errors import ASK_ABORTED, ASK_TIMEOUT, UserInteractionError
-from ._model import AskUserQuestionAnswer, AskUserQuestionRequest
+from ._model import AskUserQuestionAnswer, AskUserQuestionRequest, with_signal
 from ._registration import ADMITTED, QUEUED, Registration, _aio, disposed_error, provider_error
 from ._validation import validate_answer
 
@@ -35,7 +39,8 @@ if TYPE_CHECKING:
 
 __all__ = ["run_ask"]
 
-_EAGER: Final = sys.version_info >= (3, 12)
+#: Whether a task can be given the context the provider's first step ran in (3.11+).
+_STEP_FIRST: Final = sys.version_info >= (3, 11)
 
 Outcome = tuple[bool, Any]  # (True, the provider's result) or (False, what the caller raises)
 
@@ -104,11 +109,8 @@ class _Ask:
             signal = self._controller.signal
             if signal.aborted:  # ended while it was being admitted
                 raise signal.error()
-            provider_request = AskUserQuestionRequest(
-                self._request.questions, self._request.agent, signal
-            )
             holds_turn = False  # from here on the provider call holds the turn
-            outcome = self._call(registration, provider_request)
+            outcome = self._call(registration, with_signal(self._request, signal))
             if outcome is None:
                 self._outcome = loop.create_future()
                 self._arm(deadline)
@@ -145,18 +147,23 @@ class _Ask:
         return self._start_task(awaitable)
 
     def _start_task(self, awaitable: Any) -> Outcome | None:
-        """Run ``awaitable`` as the provider's task; its outcome if it finished at once."""
-        asyncio = _aio()
+        """Run ``awaitable``'s first step now; its outcome if that finished it, else go on
+        as the provider's task (in the same context of its own)."""
         loop = self._loop
-        coroutine = _guarded(awaitable)
-        if _EAGER:
-            task = asyncio.Task(coroutine, loop=loop, eager_start=True)
-        else:
-            task = loop.create_task(coroutine)
-        if task.done():
-            self._ended()
-            result: Outcome = task.result()
-            return result
+        if _STEP_FIRST:
+            context = contextvars.copy_context()  # the provider's changes stay its own
+            try:
+                steps = awaitable.__await__()
+                first = context.run(steps.send, None)
+            except StopIteration as finished:
+                self._ended()
+                return True, finished.value
+            except BaseException as exc:
+                self._ended()
+                return False, provider_error(exc)
+            task = loop.create_task(_guarded(_resume(steps, first)), context=context)
+        else:  # before 3.11 a task cannot take a given context: it runs the first step
+            task = loop.create_task(_guarded(awaitable))
         self._task = task
         self._awaitable = awaitable
         task.add_done_callback(self._task_done)
@@ -287,6 +294,26 @@ def _caller_left() -> UserInteractionError:
         ASK_ABORTED,
         cause=_aio().CancelledError(),
     )
+
+
+@types.coroutine
+def _resume(steps: Any, pending: Any) -> Generator[Any, Any, Any]:
+    """Go on with an awaitable whose first step already ran and yielded ``pending``: what
+    ``yield from`` does, minus its first ``send``. Cancellation is thrown into it at the
+    point where it waits, as a task would."""
+    while True:
+        try:
+            sent = yield pending
+        except BaseException as exc:
+            try:
+                pending = steps.throw(exc)
+            except StopIteration as finished:
+                return finished.value
+            continue
+        try:
+            pending = steps.send(sent)
+        except StopIteration as finished:
+            return finished.value
 
 
 async def _guarded(awaitable: Any) -> Outcome:
