@@ -458,10 +458,11 @@ def measure_ask_sync(cfg: Config, summary: Summary) -> None:
 
 
 class IgnoresSignal:
-    """Never answers and ignores its signal (only cancellation ends it)."""
+    """Waits on a future that never completes and ignores its signal (only cancellation
+    ends it): the same wait as the baseline's bare task."""
 
     async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
-        await asyncio.sleep(3600)
+        await asyncio.get_running_loop().create_future()
         raise AssertionError("unreachable")
 
 

@@ -1,7 +1,7 @@
 """One ask, from admission to teardown: the single path every ask takes.
 
 ``UserInteraction.ask`` checks the request and hands it, with the active registration, to
-an :class:`_Ask`, which:
+an :class:`Ask`, which:
 
 1. is admitted by the registration (waiting for its turn on a serial provider, following a
    swap to the provider swapped in);
@@ -26,7 +26,7 @@ from __future__ import annotations
 import contextvars
 import sys
 import types
-from typing import TYPE_CHECKING, Any, Final, Generator
+from typing import TYPE_CHECKING, Any, Callable, Final, Generator
 
 from ._abort import AbortController, discard_awaitable
 from ._errors import ASK_ABORTED, ASK_TIMEOUT, UserInteractionError
@@ -37,7 +37,7 @@ from ._validation import validate_answer
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["run_ask"]
+__all__ = ["Ask"]
 
 #: Whether a task can be given the context the provider's first step ran in (3.11+).
 _STEP_FIRST: Final = sys.version_info >= (3, 11)
@@ -45,14 +45,7 @@ _STEP_FIRST: Final = sys.version_info >= (3, 11)
 Outcome = tuple[bool, Any]  # (True, the provider's result) or (False, what the caller raises)
 
 
-async def run_ask(
-    registration: Registration, request: AskUserQuestionRequest, timeout: float | None
-) -> AskUserQuestionAnswer:
-    """Ask ``registration``'s provider (or its successors') and return the valid answer."""
-    return await _Ask(registration, request, timeout).run()
-
-
-class _Ask:
+class Ask:
     """One ask's state while it is admitted, called and waited for."""
 
     __slots__ = (
@@ -86,6 +79,8 @@ class _Ask:
         self._timer: asyncio.TimerHandle | None = None
 
     async def run(self) -> AskUserQuestionAnswer:
+        """Ask the registration's provider (or its successors') and return the valid
+        answer."""
         loop = self._loop = _aio().get_running_loop()
         deadline = None if self._timeout is None else loop.time() + self._timeout
         registration = self._registration
@@ -161,7 +156,7 @@ class _Ask:
             except BaseException as exc:
                 self._ended()
                 return False, provider_error(exc)
-            task = loop.create_task(_guarded(_resume(steps, first)), context=context)
+            task = loop.create_task(_continue(steps, first), context=context)
         else:  # before 3.11 a task cannot take a given context: it runs the first step
             task = loop.create_task(_guarded(awaitable))
         self._task = task
@@ -187,18 +182,22 @@ class _Ask:
         call = registration.call
         context = contextvars.copy_context()
 
-        def job() -> None:
+        def job() -> Callable[[], None]:
             try:
                 outcome: Outcome = (True, context.run(call, request))
             except BaseException as exc:  # handed to the caller, never lost
                 outcome = (False, provider_error(exc))
-            try:
-                loop.call_soon_threadsafe(self._thread_done, outcome)
-            except RuntimeError:  # the caller's loop is closed: nobody waits any more
-                if outcome[0] and hasattr(outcome[1], "__await__"):
-                    discard_awaitable(outcome[1])
-                if registration.serial:
-                    registration.release()
+
+            def hand_back() -> None:
+                try:
+                    loop.call_soon_threadsafe(self._thread_done, outcome)
+                except RuntimeError:  # the caller's loop is closed: nobody waits any more
+                    if outcome[0] and hasattr(outcome[1], "__await__"):
+                        discard_awaitable(outcome[1])
+                    if registration.serial:
+                        registration.release()
+
+            return hand_back
 
         WORKERS.submit(job)
 
@@ -297,23 +296,26 @@ def _caller_left() -> UserInteractionError:
 
 
 @types.coroutine
-def _resume(steps: Any, pending: Any) -> Generator[Any, Any, Any]:
+def _resume(steps: Any, pending: Any) -> Generator[Any, Any, Outcome]:
     """Go on with an awaitable whose first step already ran and yielded ``pending``: what
-    ``yield from`` does, minus its first ``send``. Cancellation is thrown into it at the
-    point where it waits, as a task would."""
+    ``yield from`` does, minus its first ``send``; cancellation is thrown in where it
+    waits, as a task would. Like :func:`_guarded`, it returns the outcome."""
     while True:
         try:
-            sent = yield pending
-        except BaseException as exc:
             try:
+                sent = yield pending
+            except BaseException as exc:
                 pending = steps.throw(exc)
-            except StopIteration as finished:
-                return finished.value
-            continue
-        try:
+                continue
             pending = steps.send(sent)
         except StopIteration as finished:
-            return finished.value
+            return True, finished.value
+        except BaseException as exc:
+            return False, provider_error(exc)
+
+
+async def _continue(steps: Any, pending: Any) -> Outcome:
+    return await _resume(steps, pending)  # a task needs a coroutine, not a generator
 
 
 async def _guarded(awaitable: Any) -> Outcome:

@@ -1,7 +1,7 @@
 """The manager: one context, and which of its provider registrations is active.
 
 The manager registers, swaps, reloads and disposes providers, and checks each request
-before handing it to the one path every ask takes (``_ask.run_ask``). ``ask_sync()`` runs
+before handing it to the one path every ask takes (``_ask.Ask``). ``ask_sync()`` runs
 that same path on an event loop the manager keeps on a thread of its own.
 
 asyncio is imported on the first ask, not at ``import user_interaction``.
@@ -15,7 +15,7 @@ from _thread import allocate_lock
 from types import ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any, Final, Union, cast
 
-from ._ask import run_ask
+from ._ask import Ask
 from ._discovery import ProviderInfo, find_provider, installed_providers
 from ._errors import DUPLICATE_PROVIDER, INVALID_REQUEST, NO_PROVIDER, UserInteractionError
 from ._model import AskUserQuestionAnswer, AskUserQuestionRequest
@@ -267,7 +267,7 @@ class UserInteraction(_Prompts):
         human), ``INVALID_ANSWER`` / ``PROVIDER_FAILED`` (the provider),
         ``PROVIDER_DISPOSED``.
         """
-        return await run_ask(self._precheck(request, timeout), request, timeout)
+        return await Ask(self._precheck(request, timeout), request, timeout).run()
 
     def ask_sync(
         self, request: AskUserQuestionRequest, *, timeout: float | None = None
@@ -297,7 +297,7 @@ class UserInteraction(_Prompts):
 
         async def run() -> None:
             try:
-                outcome.append((True, await run_ask(registration, request, timeout)))
+                outcome.append((True, await Ask(registration, request, timeout).run()))
             except aio.CancelledError:  # the loop is shutting down (close(), exit)
                 outcome.append((False, disposed_error()))
             except BaseException as exc:  # handed to the waiting thread, never lost
