@@ -91,9 +91,7 @@ class Ask:
                 if admitted == ADMITTED:
                     break
                 if admitted == QUEUED:
-                    self._outcome = loop.create_future()
-                    self._arm(deadline)
-                    registration = await self._outcome
+                    registration = await self._wait_for(loop.create_future(), deadline)
                     break
                 successor = registration.successor
                 if successor is None:
@@ -107,9 +105,7 @@ class Ask:
             holds_turn = False  # from here on the provider call holds the turn
             outcome = self._call(registration, with_signal(self._request, signal))
             if outcome is None:
-                self._outcome = loop.create_future()
-                self._arm(deadline)
-                outcome = await self._outcome
+                outcome = await self._wait_for(loop.create_future(), deadline)
             answered = True
         finally:
             if self._armed:
@@ -229,11 +225,27 @@ class Ask:
 
     # -- ending without the provider's answer --------------------------------------------
 
+    def _wait_for(
+        self, outcome: asyncio.Future[Any], deadline: float | None
+    ) -> asyncio.Future[Any]:
+        """Make ``outcome`` what the caller waits on; an ending that came first ends it."""
+        self._outcome = outcome
+        signal = self._controller.signal
+        if signal.aborted:
+            self._fail(signal.error())
+        else:
+            self._arm(deadline)
+        return outcome
+
     def fail(self, error: UserInteractionError) -> None:
         """End the ask with ``error`` (the first ending wins). Safe from any thread."""
         self._controller.abort(error)
+        loop = self._loop
+        if _aio()._get_running_loop() is loop:  # on the caller's loop: no hop needed
+            self._fail(error)
+            return
         try:
-            self._loop.call_soon_threadsafe(self._fail, error)
+            loop.call_soon_threadsafe(self._fail, error)
         except RuntimeError:  # the caller's loop is closed: nobody waits any more
             pass
 
