@@ -13,7 +13,7 @@ import sys
 import weakref
 from _thread import allocate_lock
 from types import ModuleType, TracebackType
-from typing import TYPE_CHECKING, Any, Final, Union, cast
+from typing import TYPE_CHECKING, Any, Final, Mapping, Union, cast
 
 from ._ask import Ask
 from ._discovery import ProviderInfo, find_provider, installed_providers
@@ -81,13 +81,19 @@ class UserInteraction(_Prompts):
             raise self._duplicate(active)
         return registration.disposer
 
-    def use(self, name: str | None = None) -> Disposer:
-        """Load an installed provider by entry-point name (or the default) and register it."""
+    def use(self, name: str | None = None, **options: object) -> Disposer:
+        """Load an installed provider and register it, built with ``options`` as keyword
+        arguments (``ui.use("web", port=8765)``).
+
+        ``name`` is an entry-point name, or ``"distribution:name"`` when two distributions
+        offer one name; without it, ``USER_INTERACTION_PROVIDER`` if set, else the
+        available installed provider of highest priority (SPEC §11).
+        """
         info = find_provider(name)
         self._refuse_if_active()
-        provider = info.load()
+        provider = info.load(**options)
         try:
-            registration = self._new_registration(provider, info.name, info)
+            registration = self._new_registration(provider, info.name, info, options)
         except TypeError as exc:
             raise info._failed(str(exc), exc) from exc
         with self._lock:
@@ -125,7 +131,8 @@ class UserInteraction(_Prompts):
         registration = reimport_provider(
             active.provider,
             active.origin,
-            lambda fresh: self._new_registration(fresh, active.name, active.origin),
+            active.options,
+            lambda fresh: self._new_registration(fresh, active.name, active.origin, active.options),
         )
         self._install(registration)
         return registration.disposer
@@ -189,7 +196,11 @@ class UserInteraction(_Prompts):
     # -- internals of registration -------------------------------------------------------
 
     def _new_registration(
-        self, provider: object, name: str | None, origin: ProviderInfo | None
+        self,
+        provider: object,
+        name: str | None,
+        origin: ProviderInfo | None,
+        options: Mapping[str, object] | None = None,
     ) -> Registration:
         if name is None:
             name = getattr(provider, "name", None)
@@ -199,7 +210,7 @@ class UserInteraction(_Prompts):
                     if isinstance(provider, ModuleType)
                     else type(provider).__name__
                 )
-        registration = Registration(provider, name, origin)
+        registration = Registration(provider, name, origin, options)
         ref = weakref.ref(self)
 
         def dispose() -> None:

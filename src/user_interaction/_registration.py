@@ -10,7 +10,7 @@ from __future__ import annotations
 from _thread import allocate_lock
 from collections import deque
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Callable, Final, final
+from typing import TYPE_CHECKING, Any, Callable, Final, Mapping, final
 
 import pluggy
 
@@ -157,6 +157,7 @@ class Registration:
         "is_async",
         "lock",
         "name",
+        "options",
         "origin",
         "provider",
         "serial",
@@ -165,7 +166,13 @@ class Registration:
         "waiters",
     )
 
-    def __init__(self, provider: object, name: str, origin: ProviderInfo | None) -> None:
+    def __init__(
+        self,
+        provider: object,
+        name: str,
+        origin: ProviderInfo | None,
+        options: Mapping[str, object] | None = None,
+    ) -> None:
         import inspect
 
         _check_provider(provider)
@@ -180,6 +187,7 @@ class Registration:
         self.provider = provider
         self.name = name
         self.origin = origin
+        self.options = dict(options or {})  # what use() built it with, for reload()
         hook = manager.hook.ask
         impls = hook.get_hookimpls()
         if len(impls) == 1 and not (
