@@ -449,7 +449,7 @@ def test_the_address_goes_to_stderr_never_stdout(tmp_path: Path) -> None:
         "    for n in range(2):\n"
         "        try:\n"
         "            ui.ask_sync(AskUserQuestionRequest([AskUserQuestionItem('a', 'A?')]),\n"
-        "                        timeout=1.0)\n"
+        "                        timeout=3.0)\n"
         "        except UserInteractionError as error:\n"
         "            assert error.code == 'ASK_TIMEOUT'\n"
         "        assert 'aiohttp' in sys.modules\n"
