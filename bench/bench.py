@@ -62,6 +62,7 @@ class Config:
         self.direct_n = 400_000 // scale
         self.ask_sync_n = 1_000 // scale
         self.asyncio_run_n = 200 // scale
+        self.pending = 10_000
         self.import_repeats = 7 if quick else 21
         self.importtime_repeats = 3 if quick else 5
         self.dists = 1000
@@ -231,6 +232,13 @@ async def loop_await_direct(
     return perf_counter() - start
 
 
+async def loop_to_thread(provider: SyncProvider, request: AskUserQuestionRequest, n: int) -> float:
+    start = perf_counter()
+    for _ in range(n):
+        await asyncio.to_thread(provider.ask, request)
+    return perf_counter() - start
+
+
 async def loop_ask(ui: UserInteraction, request: AskUserQuestionRequest, n: int) -> float:
     start = perf_counter()
     for _ in range(n):
@@ -278,6 +286,7 @@ ASK_CASES = (
     ("await ui.ask(a new equal req each)", "ask+fresh"),
     ("await ui.ask(req with signal)", "ask+signal"),
     ("await ui.ask(req, timeout=30)", "ask+timeout"),
+    ("asyncio.to_thread(provider.ask, req)", "to_thread"),
     ("sync provider: await ui.ask(req)", "sync"),
     ("sync provider: with signal", "sync+signal"),
     ("sync provider: timeout=30", "sync+timeout"),
@@ -309,6 +318,7 @@ async def measure_ask(cfg: Config) -> Samples:
         "ask+fresh": lambda: loop_ask_pool(ui_async, pool, cfg.ask_n),
         "ask+signal": lambda: loop_ask(ui_async, with_signal, cfg.ask_n),
         "ask+timeout": lambda: loop_ask_timeout(ui_async, REQUEST, cfg.ask_n),
+        "to_thread": lambda: loop_to_thread(direct, REQUEST, cfg.sync_provider_n),
         "sync": lambda: loop_ask(ui_sync, REQUEST, cfg.sync_provider_n),
         "sync+signal": lambda: loop_ask(ui_sync, with_signal, cfg.sync_provider_n),
         "sync+timeout": lambda: loop_ask_timeout(ui_sync, REQUEST, cfg.sync_provider_n),
@@ -316,6 +326,7 @@ async def measure_ask(cfg: Config) -> Samples:
     calls = {
         "pluggy": cfg.pluggy_n,
         "direct": cfg.direct_n,
+        "to_thread": cfg.sync_provider_n,
         "sync": cfg.sync_provider_n,
         "sync+signal": cfg.sync_provider_n,
         "sync+timeout": cfg.sync_provider_n,
@@ -377,26 +388,23 @@ def report_ask(samples: Samples, summary: Summary) -> None:
         print(f"{label:<36} {fmt_time(value):>10} {value / base:>8.2f}x  {samples.spread(name)}")
     loops = ", ".join(f"{name} {value:g}" for name, value in samples.iterations.items())
     print(f"event-loop iterations per ask (async provider): {loops}")
-    summary.ratio_row("ask (async, no signal)", samples.median("ask"), base, "pluggy", 2)
+    summary.ratio_row("ask (async, no signal)", samples.median("ask"), base, "pluggy", 4)
     summary.ratio_row(
         "ask (async, a new request each)", samples.median("ask+fresh"), base, "pluggy", None
     )
-    summary.ratio_row("ask (async, signal)", samples.median("ask+signal"), base, "pluggy", 5)
-    summary.ratio_row("ask (async, timeout=30)", samples.median("ask+timeout"), base, "pluggy", 5)
-    summary.ratio_row("ask (sync provider, thread)", samples.median("sync"), base, "pluggy", None)
+    summary.ratio_row("ask (async, signal)", samples.median("ask+signal"), base, "pluggy", 4)
+    summary.ratio_row("ask (async, timeout=30)", samples.median("ask+timeout"), base, "pluggy", 4)
+    threaded = samples.median("to_thread")
+    summary.ratio_row("ask (sync provider)", samples.median("sync"), threaded, "to_thread", 0.5)
     summary.ratio_row(
-        "ask (sync provider, signal)", samples.median("sync+signal"), base, "pluggy", None
+        "ask (sync provider, signal)", samples.median("sync+signal"), threaded, "to_thread", None
     )
     summary.ratio_row(
-        "ask (sync provider, timeout)", samples.median("sync+timeout"), base, "pluggy", None
+        "ask (sync provider, timeout)", samples.median("sync+timeout"), threaded, "to_thread", None
     )
 
 
 # -- 2. ask_sync ---------------------------------------------------------------------------
-
-
-async def trivial() -> AskUserQuestionAnswer:
-    return ANSWER
 
 
 def loop_ask_sync(ui: UserInteraction, n: int) -> float:
@@ -406,32 +414,129 @@ def loop_ask_sync(ui: UserInteraction, n: int) -> float:
     return perf_counter() - start
 
 
-def loop_asyncio_run(n: int) -> float:
+def loop_asyncio_run(make: Callable[[], Any], n: int) -> float:
     start = perf_counter()
     for _ in range(n):
-        asyncio.run(trivial())
+        asyncio.run(make())
     return perf_counter() - start
 
 
 def measure_ask_sync(cfg: Config, summary: Summary) -> None:
-    heading("2. ui.ask_sync(req) vs asyncio.run(trivial coroutine), per call")
+    heading("2. ui.ask_sync(req) vs asyncio.run() of the same provider call, per call")
     samples = Samples()
-    with UserInteraction() as ui:
-        ui.register_provider(AsyncProvider())
-        assert ui.ask_sync(REQUEST) == ANSWER
-        loop_ask_sync(ui, 50)
-        loop_asyncio_run(5)
+    async_provider, sync_provider = AsyncProvider(), SyncProvider()
+    runs: dict[str, Callable[[], Any]] = {  # the same provider call, run by asyncio.run()
+        "async": lambda: async_provider.ask(REQUEST),
+        "sync": lambda: asyncio.to_thread(sync_provider.ask, REQUEST),
+    }
+    with UserInteraction() as ui_async, UserInteraction() as ui_sync:
+        ui_async.register_provider(async_provider)
+        ui_sync.register_provider(sync_provider)
+        managers = {"async": ui_async, "sync": ui_sync}
+        for kind, ui in managers.items():
+            assert ui.ask_sync(REQUEST) == ANSWER
+            loop_ask_sync(ui, 50)
+            loop_asyncio_run(runs[kind], 5)
         for _ in range(cfg.repeats):
-            samples.add("ask_sync", loop_ask_sync(ui, cfg.ask_sync_n), cfg.ask_sync_n)
-            samples.add("asyncio.run", loop_asyncio_run(cfg.asyncio_run_n), cfg.asyncio_run_n)
-    base = samples.median("asyncio.run")
-    for name in ("asyncio.run", "ask_sync"):
-        value = samples.median(name)
-        print(f"{name:<36} {fmt_time(value):>10} {value / base:>8.2f}x  {samples.spread(name)}")
-    summary.ratio_row("ask_sync (async provider)", samples.median("ask_sync"), base, "run", 0.5)
+            for kind, ui in managers.items():
+                samples.add(f"ask_sync {kind}", loop_ask_sync(ui, cfg.ask_sync_n), cfg.ask_sync_n)
+                samples.add(
+                    f"asyncio.run {kind}",
+                    loop_asyncio_run(runs[kind], cfg.asyncio_run_n),
+                    cfg.asyncio_run_n,
+                )
+    for kind in ("async", "sync"):
+        base = samples.median(f"asyncio.run {kind}")
+        for name in (f"asyncio.run {kind}", f"ask_sync {kind}"):
+            value = samples.median(name)
+            print(f"{name:<36} {fmt_time(value):>10} {value / base:>8.2f}x  {samples.spread(name)}")
+        summary.ratio_row(
+            f"ask_sync ({kind} provider)", samples.median(f"ask_sync {kind}"), base, "run", 0.25
+        )
 
 
-# -- 2b. extensions ------------------------------------------------------------------------
+# -- 2b. many pending asks: close() and memory -----------------------------------------------
+
+
+class IgnoresSignal:
+    """Waits on a future that never completes and ignores its signal (only cancellation
+    ends it): the same wait as the baseline's bare task."""
+
+    async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+        await asyncio.get_running_loop().create_future()
+        raise AssertionError("unreachable")
+
+
+def measure_pending(cfg: Config, summary: Summary) -> None:
+    heading(f"2b. {cfg.pending:,} asks pending on a provider that ignores its signal")
+    import tracemalloc
+
+    async def bare(count: int) -> int:
+        """Traced bytes per bare task awaiting a future (the baseline)."""
+        loop = asyncio.get_running_loop()
+        gc.collect()
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        futures = [loop.create_future() for _ in range(count)]
+        tasks = [asyncio.ensure_future(_await(future)) for future in futures]
+        await asyncio.sleep(0)
+        used = tracemalloc.get_traced_memory()[0] - before
+        tracemalloc.stop()
+        for future in futures:
+            future.set_result(None)
+        await asyncio.gather(*tasks)
+        return used // count
+
+    async def pending(count: int) -> tuple[int, float, set[str], int]:
+        ui = UserInteraction()
+        ui.register_provider(IgnoresSignal())
+        gc.collect()
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        tasks = [asyncio.ensure_future(ui.ask(REQUEST)) for _ in range(count)]
+        for _ in range(3):
+            await asyncio.sleep(0)
+        used = tracemalloc.get_traced_memory()[0] - before
+        tracemalloc.stop()
+        start = perf_counter()
+        ui.close()
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+        elapsed = perf_counter() - start
+        codes = {getattr(result, "code", repr(result)) for result in results}
+        await asyncio.sleep(0)
+        left = len(asyncio.all_tasks()) - 1
+        return used // count, elapsed, codes, left
+
+    base = asyncio.run(bare(cfg.pending))
+    per_ask, elapsed, codes, left = asyncio.run(pending(cfg.pending))
+    print(f"  bare task awaiting a future:        {base:>6} B each")
+    print(f"  pending ask (caller + provider):    {per_ask:>6} B each ({per_ask / base:.2f}x)")
+    print(f"  close(): every caller answered in {fmt_time(elapsed)}, outcomes {sorted(codes)},")
+    print(f"           provider tasks left pending: {left}")
+    ok = codes == {"PROVIDER_DISPOSED"} and left == 0 and elapsed <= 1.0
+    summary.add(
+        f"close() with {cfg.pending:,} pending",
+        fmt_time(elapsed),
+        "",
+        "",
+        "≤1 s, all disposed, none left",
+        "MET" if ok else "MISSED",
+    )
+    summary.add(
+        "memory per pending ask",
+        f"{per_ask} B",
+        f"{base} B",
+        fmt_ratio(per_ask / base),
+        "≤4x bare task",
+        "MET" if per_ask <= 4 * base else "MISSED",
+    )
+
+
+async def _await(future: asyncio.Future[None]) -> None:
+    await future
+
+
+# -- 2c. extensions ------------------------------------------------------------------------
 
 
 class PassThrough:
@@ -459,13 +564,13 @@ class Count:
         self.count += 1
 
 
-async def loop_run_ask(ui: UserInteraction, request: AskUserQuestionRequest, n: int) -> float:
-    """The ask path as it was before extensions existed: the checks, then ``run_ask``."""
-    from user_interaction._ask import run_ask
+async def loop_before(ui: UserInteraction, request: AskUserQuestionRequest, n: int) -> float:
+    """The ask path as it was before extensions existed: the checks, then ``Ask``."""
+    from user_interaction._ask import Ask
 
     start = perf_counter()
     for _ in range(n):
-        await run_ask(ui._precheck(request, None), request, None)
+        await Ask(ui._precheck(request, None), request, None).run()
     return perf_counter() - start
 
 
@@ -494,7 +599,7 @@ async def measure_extension_asks(cfg: Config) -> Samples:
     assert counter.count == 1
     assert not plain._extended
     cases: dict[str, Callable[[], Any]] = {
-        "before": lambda: loop_run_ask(plain, REQUEST, cfg.ask_n),
+        "before": lambda: loop_before(plain, REQUEST, cfg.ask_n),
         "none": lambda: loop_ask(plain, REQUEST, cfg.ask_n),
         "both": lambda: loop_ask(both, REQUEST, cfg.ask_n),
         "observer": lambda: loop_ask(observed, REQUEST, cfg.ask_n),
@@ -585,7 +690,7 @@ def measure_audit(cfg: Config) -> dict[str, tuple[float, bool]]:
 
 
 def measure_extensions(cfg: Config, summary: Summary) -> None:
-    heading("2b. extensions: the cost of none, of one wrapper + observer; AuditLog throughput")
+    heading("2c. extensions: the cost of none, of one wrapper + observer; AuditLog throughput")
     samples = asyncio.run(measure_extension_asks(cfg))
     base = samples.median("none")
     print(f"{'case':<40} {'median':>10} {'x no ext.':>9}  spread of samples")
@@ -1033,6 +1138,7 @@ def main() -> None:
 
     section("ask", lambda: report_ask(asyncio.run(measure_ask(cfg)), summary))
     section("ask_sync", lambda: measure_ask_sync(cfg, summary))
+    section("pending", lambda: measure_pending(cfg, summary))
     section("extensions", lambda: measure_extensions(cfg, summary))
     with tempfile.TemporaryDirectory(prefix="ui-bench-pycache-") as cache:
         CHILD_ENV.update(child_env(cache))

@@ -446,11 +446,12 @@ def test_ask_without_a_usable_provider(site: Path, provider: str, code: str) -> 
     assert_one_error_line(done.stderr, code)
 
 
-def test_ask_with_several_providers_and_none_chosen(site: Path) -> None:
-    done = run("ask", "Q", site=site)  # cli-test and cli-test-broken are both installed
+def test_ask_with_a_mistyped_provider_from_the_environment(site: Path) -> None:
+    done = run("ask", "Q", env=child_env(site, **{PROVIDER_ENV: "cli-tset"}))
     assert done.returncode == EXIT_NO_PROVIDER
     assert_one_error_line(done.stderr, "PROVIDER_NOT_FOUND")
-    assert PROVIDER_ENV in done.stderr
+    assert f"(from {PROVIDER_ENV})" in done.stderr
+    assert "did you mean 'cli-test'?" in done.stderr
 
 
 @pytest.mark.parametrize(

@@ -76,7 +76,7 @@ def test_use_without_a_name_and_several_installed(ui: UserInteraction, site: Pat
     with pytest.raises(UserInteractionError) as info:
         ui.use()
     assert info.value.code == PROVIDER_NOT_FOUND
-    assert "alpha, beta" in info.value.message
+    assert "'alpha' and 'beta' tie at priority 0" in info.value.message
     assert PROVIDER_ENV in info.value.message
 
 

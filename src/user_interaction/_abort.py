@@ -40,7 +40,7 @@ class AbortSignal:
         self._lock = allocate_lock()
         self._aborted = False
         self._reason: object = None
-        self._callbacks: dict[int, Callback] = {}
+        self._callbacks: dict[int, Callback] | None = None  # made on first use
         self._next_key = 0
 
     @property
@@ -72,6 +72,8 @@ class AbortSignal:
             if not self._aborted:
                 key = self._next_key
                 self._next_key = key + 1
+                if self._callbacks is None:
+                    self._callbacks = {}
                 self._callbacks[key] = callback
                 return lambda: self._remove_key(key)
         _run_callback(callback)
@@ -80,14 +82,18 @@ class AbortSignal:
     def remove_callback(self, callback: Callback) -> None:
         """Remove a callback added with :meth:`add_callback` (no error if absent)."""
         with self._lock:
-            for key, registered in self._callbacks.items():
+            callbacks = self._callbacks
+            if callbacks is None:
+                return
+            for key, registered in callbacks.items():
                 if registered is callback or registered == callback:
-                    del self._callbacks[key]
+                    del callbacks[key]
                     return
 
     def _remove_key(self, key: int) -> None:
         with self._lock:
-            self._callbacks.pop(key, None)
+            if self._callbacks is not None:
+                self._callbacks.pop(key, None)
 
     async def wait(self) -> object:
         """Wait, without polling, until the signal fires; return its reason."""
@@ -165,8 +171,8 @@ class AbortSignal:
                 reason = UserInteractionError("The operation was aborted.", ASK_ABORTED)
             self._reason = reason
             self._aborted = True
-            callbacks = list(self._callbacks.values())
-            self._callbacks.clear()
+            callbacks = [] if self._callbacks is None else list(self._callbacks.values())
+            self._callbacks = None
         for callback in callbacks:
             _run_callback(callback)
         return True

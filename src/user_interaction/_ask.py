@@ -1,13 +1,15 @@
 """One ask, from admission to teardown: the single path every ask takes.
 
 ``UserInteraction.ask`` checks the request and hands it, with the active registration, to
-an :class:`_Ask`, which:
+an :class:`Ask`, which:
 
 1. is admitted by the registration (waiting for its turn on a serial provider, following a
    swap to the provider swapped in);
-2. calls the provider with a request carrying a signal of the ask's own: an async provider
-   (or the awaitable a plain ``def ask`` returned) as a task on the caller's loop, started
-   eagerly on 3.12+; a sync provider on a reused worker thread;
+2. calls the provider with a request carrying a signal of the ask's own. An async
+   provider's coroutine (or the awaitable a plain ``def ask`` returned) takes its first
+   step at once, in a context of its own: a provider that answers without waiting costs
+   no task; one that waits goes on as a task on the caller's loop. A sync provider runs on
+   a reused worker thread;
 3. if the call did not finish at once, waits on one future that the answer, the caller's
    signal, the timeout, disposal or the caller's cancellation settles, whichever is first
    (only then are a signal listener and a timer set up);
@@ -21,33 +23,29 @@ cancelled from outside.
 
 from __future__ import annotations
 
+import contextvars
 import sys
-from typing import TYPE_CHECKING, Any, Final
+import types
+from typing import TYPE_CHECKING, Any, Callable, Final, Generator
 
 from ._abort import AbortController, discard_awaitable
 from ._errors import ASK_ABORTED, ASK_TIMEOUT, UserInteractionError
-from ._model import AskUserQuestionAnswer, AskUserQuestionRequest
+from ._model import AskUserQuestionAnswer, AskUserQuestionRequest, with_signal
 from ._registration import ADMITTED, QUEUED, Registration, _aio, disposed_error, provider_error
 from ._validation import validate_answer
 
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["run_ask"]
+__all__ = ["Ask"]
 
-_EAGER: Final = sys.version_info >= (3, 12)
+#: Whether a task can be given the context the provider's first step ran in (3.11+).
+_STEP_FIRST: Final = sys.version_info >= (3, 11)
 
 Outcome = tuple[bool, Any]  # (True, the provider's result) or (False, what the caller raises)
 
 
-async def run_ask(
-    registration: Registration, request: AskUserQuestionRequest, timeout: float | None
-) -> AskUserQuestionAnswer:
-    """Ask ``registration``'s provider (or its successors') and return the valid answer."""
-    return await _Ask(registration, request, timeout).run()
-
-
-class _Ask:
+class Ask:
     """One ask's state while it is admitted, called and waited for."""
 
     __slots__ = (
@@ -81,6 +79,8 @@ class _Ask:
         self._timer: asyncio.TimerHandle | None = None
 
     async def run(self) -> AskUserQuestionAnswer:
+        """Ask the registration's provider (or its successors') and return the valid
+        answer."""
         loop = self._loop = _aio().get_running_loop()
         deadline = None if self._timeout is None else loop.time() + self._timeout
         registration = self._registration
@@ -91,9 +91,7 @@ class _Ask:
                 if admitted == ADMITTED:
                     break
                 if admitted == QUEUED:
-                    self._outcome = loop.create_future()
-                    self._arm(deadline)
-                    registration = await self._outcome
+                    registration = await self._wait_for(loop.create_future(), deadline)
                     break
                 successor = registration.successor
                 if successor is None:
@@ -104,15 +102,10 @@ class _Ask:
             signal = self._controller.signal
             if signal.aborted:  # ended while it was being admitted
                 raise signal.error()
-            provider_request = AskUserQuestionRequest(
-                self._request.questions, self._request.agent, signal
-            )
             holds_turn = False  # from here on the provider call holds the turn
-            outcome = self._call(registration, provider_request)
+            outcome = self._call(registration, with_signal(self._request, signal))
             if outcome is None:
-                self._outcome = loop.create_future()
-                self._arm(deadline)
-                outcome = await self._outcome
+                outcome = await self._wait_for(loop.create_future(), deadline)
             answered = True
         finally:
             if self._armed:
@@ -145,18 +138,23 @@ class _Ask:
         return self._start_task(awaitable)
 
     def _start_task(self, awaitable: Any) -> Outcome | None:
-        """Run ``awaitable`` as the provider's task; its outcome if it finished at once."""
-        asyncio = _aio()
+        """Run ``awaitable``'s first step now; its outcome if that finished it, else go on
+        as the provider's task (in the same context of its own)."""
         loop = self._loop
-        coroutine = _guarded(awaitable)
-        if _EAGER:
-            task = asyncio.Task(coroutine, loop=loop, eager_start=True)
-        else:
-            task = loop.create_task(coroutine)
-        if task.done():
-            self._ended()
-            result: Outcome = task.result()
-            return result
+        if _STEP_FIRST:
+            context = contextvars.copy_context()  # the provider's changes stay its own
+            try:
+                steps = awaitable.__await__()
+                first = context.run(steps.send, None)
+            except StopIteration as finished:
+                self._ended()
+                return True, finished.value
+            except BaseException as exc:
+                self._ended()
+                return False, provider_error(exc)
+            task = loop.create_task(_continue(steps, first), context=context)
+        else:  # before 3.11 a task cannot take a given context: it runs the first step
+            task = loop.create_task(_guarded(awaitable))
         self._task = task
         self._awaitable = awaitable
         task.add_done_callback(self._task_done)
@@ -180,18 +178,22 @@ class _Ask:
         call = registration.call
         context = contextvars.copy_context()
 
-        def job() -> None:
+        def job() -> Callable[[], None]:
             try:
                 outcome: Outcome = (True, context.run(call, request))
             except BaseException as exc:  # handed to the caller, never lost
                 outcome = (False, provider_error(exc))
-            try:
-                loop.call_soon_threadsafe(self._thread_done, outcome)
-            except RuntimeError:  # the caller's loop is closed: nobody waits any more
-                if outcome[0] and hasattr(outcome[1], "__await__"):
-                    discard_awaitable(outcome[1])
-                if registration.serial:
-                    registration.release()
+
+            def hand_back() -> None:
+                try:
+                    loop.call_soon_threadsafe(self._thread_done, outcome)
+                except RuntimeError:  # the caller's loop is closed: nobody waits any more
+                    if outcome[0] and hasattr(outcome[1], "__await__"):
+                        discard_awaitable(outcome[1])
+                    if registration.serial:
+                        registration.release()
+
+            return hand_back
 
         WORKERS.submit(job)
 
@@ -223,11 +225,27 @@ class _Ask:
 
     # -- ending without the provider's answer --------------------------------------------
 
+    def _wait_for(
+        self, outcome: asyncio.Future[Any], deadline: float | None
+    ) -> asyncio.Future[Any]:
+        """Make ``outcome`` what the caller waits on; an ending that came first ends it."""
+        self._outcome = outcome
+        signal = self._controller.signal
+        if signal.aborted:
+            self._fail(signal.error())
+        else:
+            self._arm(deadline)
+        return outcome
+
     def fail(self, error: UserInteractionError) -> None:
         """End the ask with ``error`` (the first ending wins). Safe from any thread."""
         self._controller.abort(error)
+        loop = self._loop
+        if _aio()._get_running_loop() is loop:  # on the caller's loop: no hop needed
+            self._fail(error)
+            return
         try:
-            self._loop.call_soon_threadsafe(self._fail, error)
+            loop.call_soon_threadsafe(self._fail, error)
         except RuntimeError:  # the caller's loop is closed: nobody waits any more
             pass
 
@@ -287,6 +305,29 @@ def _caller_left() -> UserInteractionError:
         ASK_ABORTED,
         cause=_aio().CancelledError(),
     )
+
+
+@types.coroutine
+def _resume(steps: Any, pending: Any) -> Generator[Any, Any, Outcome]:
+    """Go on with an awaitable whose first step already ran and yielded ``pending``: what
+    ``yield from`` does, minus its first ``send``; cancellation is thrown in where it
+    waits, as a task would. Like :func:`_guarded`, it returns the outcome."""
+    while True:
+        try:
+            try:
+                sent = yield pending
+            except BaseException as exc:
+                pending = steps.throw(exc)
+                continue
+            pending = steps.send(sent)
+        except StopIteration as finished:
+            return True, finished.value
+        except BaseException as exc:
+            return False, provider_error(exc)
+
+
+async def _continue(steps: Any, pending: Any) -> Outcome:
+    return await _resume(steps, pending)  # a task needs a coroutine, not a generator
 
 
 async def _guarded(awaitable: Any) -> Outcome:

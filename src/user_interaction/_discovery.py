@@ -14,7 +14,7 @@ import os
 import re
 import sys
 from _thread import allocate_lock
-from typing import TYPE_CHECKING, Any, Callable, Final, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Final, Generic, Mapping, Protocol, TypeVar
 
 import attrs
 
@@ -32,8 +32,11 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "PROVIDER_ENV",
     "ProviderInfo",
+    "Ranking",
+    "best_provider",
     "find_provider",
     "installed_providers",
+    "rank_providers",
 ]
 
 #: The entry-point group providers are registered under.
@@ -72,31 +75,61 @@ class ProviderInfo:
         """The module the entry point imports."""
         return self.value.partition(":")[0].strip()
 
-    def load(self) -> object:
+    def load(self, **options: object) -> object:
         """Import the module and return the provider instance it offers.
 
-        The entry point's object is a provider class or zero-argument factory (called
-        now, so every activation gets a fresh instance) or a ready provider object.
-        Any failure is ``PROVIDER_LOAD_FAILED`` with the original error as the cause.
+        The entry point's object is a provider class or factory (called now with
+        ``options`` as keyword arguments, so every activation gets a fresh instance) or a
+        ready provider object. Any failure is ``PROVIDER_LOAD_FAILED`` with the original
+        error as the cause.
         """
+        return self.build(self.target(), options)
+
+    def target(self) -> object:
+        """The entry point's object (its module imported), not yet built."""
         try:
-            target = self._entry_point.load()
+            return self._entry_point.load()
         except (Exception, SystemExit) as exc:
             raise self._failed(f"failed to import: {type(exc).__name__}: {exc}", exc) from exc
-        return self.build(target)
 
-    def build(self, target: object) -> object:
-        """Turn the entry point's object into a provider instance."""
+    def build(self, target: object, options: Mapping[str, object] | None = None) -> object:
+        """Turn the entry point's object into a provider instance, with ``options``."""
+        options = dict(options or {})
         if isinstance(target, type) or (callable(target) and not hasattr(target, "ask")):
             try:
-                target = target()
+                target = target(**options)
+            except TypeError as exc:
+                if options:  # most likely an option it does not take: say which were given
+                    given = ", ".join(sorted(options))
+                    raise self._failed(f"rejected the options {given}: {exc}", exc) from exc
+                raise self._failed(f"failed to construct: TypeError: {exc}", exc) from exc
             except (Exception, SystemExit) as exc:
                 raise self._failed(
                     f"failed to construct: {type(exc).__name__}: {exc}", exc
                 ) from exc
+        elif options:
+            given = ", ".join(sorted(options))
+            raise self._failed(f"is a ready provider object and takes no options ({given})", None)
         if not callable(getattr(target, "ask", None)):
             raise self._failed(f"{type(target).__name__} object has no ask(request) method", None)
         return target
+
+    def rank(self) -> Ranking:
+        """Its ``priority`` and whether it is ``available()`` here (SPEC §11), read from the
+        entry point's object without building a provider (its module is imported)."""
+        target = self.target()
+        priority = getattr(target, "priority", 0)
+        if isinstance(priority, bool) or not isinstance(priority, (int, float)):
+            raise self._failed(f"has a priority that is not a number: {priority!r}", None)
+        available = getattr(target, "available", None)
+        if available is None:
+            return Ranking(self, priority, True, "")
+        try:
+            ok = bool(available())
+        except Exception as exc:
+            raise self._failed(f"available() raised {type(exc).__name__}: {exc}", exc) from exc
+        reason = "" if ok else _first_line(getattr(available, "__doc__", None))
+        return Ranking(self, priority, ok, reason)
 
     def _failed(self, problem: str, cause: BaseException | None) -> UserInteractionError:
         return UserInteractionError(
@@ -105,6 +138,22 @@ class ProviderInfo:
             PROVIDER_LOAD_FAILED,
             cause=cause,
         )
+
+
+@attrs.frozen
+class Ranking:
+    """How an installed provider ranks when ``use()`` is given no name."""
+
+    info: ProviderInfo
+    priority: float
+    available: bool
+    #: Why it is not available (the first line of its ``available()`` docstring), or "".
+    reason: str
+
+
+def _first_line(text: str | None) -> str:
+    lines = (text or "").strip().splitlines()
+    return lines[0].strip() if lines else ""
 
 
 def _metadata() -> Any:
@@ -246,31 +295,105 @@ def _describe(infos: tuple[ProviderInfo, ...]) -> str:
     return f"installed providers: {names}"
 
 
+_HOW: Final = f"choose one with use(name) or {PROVIDER_ENV}=<name>"
+
+
 def find_provider(name: str | None) -> ProviderInfo:
-    """The one installed provider called ``name`` (or the default one), unloaded."""
+    """The one installed provider called ``name`` (or the best available one), unloaded.
+
+    ``name`` may be ``"distribution:provider"`` to pick one of two distributions that offer
+    one name. With no name: ``USER_INTERACTION_PROVIDER`` if set, else :func:`best_provider`.
+    """
     infos = installed_providers()
+    origin = ""
     if name is None:
         chosen = os.environ.get(PROVIDER_ENV, "").strip()
-        if chosen:
-            name = chosen
-        elif len({info.name for info in infos}) == 1:
-            name = infos[0].name
-        else:
-            raise UserInteractionError(
-                f"No provider chosen: pass a name or set {PROVIDER_ENV}; {_describe(infos)}",
-                PROVIDER_NOT_FOUND,
-            )
-    matches = [info for info in infos if info.name == name]
+        if not chosen:
+            return best_provider(infos)
+        name, origin = chosen, f" (from {PROVIDER_ENV})"
+    distribution, colon, wanted = name.rpartition(":")
+    if colon:
+        matches = [
+            info
+            for info in infos
+            if info.name == wanted and _normalize(info.distribution) == _normalize(distribution)
+        ]
+    else:
+        matches = [info for info in infos if info.name == name]
     if not matches:
+        import difflib
+
+        names = sorted({info.name for info in infos})
+        close = difflib.get_close_matches(wanted if colon else name, names, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
         raise UserInteractionError(
-            f"No installed provider is named {name!r}; {_describe(infos)}", PROVIDER_NOT_FOUND
+            f"No installed provider is named {name!r}{origin}; {_describe(infos)}{hint}",
+            PROVIDER_NOT_FOUND,
         )
     if len(matches) > 1:
         offered = " and ".join(
             f"{info.distribution} {info.version} ({info.value})" for info in matches
         )
+        pick = " or ".join(f"'{info.distribution}:{info.name}'" for info in matches)
         raise UserInteractionError(
-            f"Provider name {name!r} is offered by more than one distribution: {offered}",
+            f"Provider name {name!r}{origin} is offered by more than one distribution: "
+            f"{offered}; pick one with {pick}",
             AMBIGUOUS_PROVIDER,
         )
     return matches[0]
+
+
+def rank_providers(infos: tuple[ProviderInfo, ...]) -> list[Ranking | UserInteractionError]:
+    """Each provider's ranking, or why its entry point failed to load (imports them)."""
+    ranked: list[Ranking | UserInteractionError] = []
+    for info in infos:
+        try:
+            ranked.append(info.rank())
+        except UserInteractionError as error:
+            ranked.append(error)
+    return ranked
+
+
+def best_provider(infos: tuple[ProviderInfo, ...]) -> ProviderInfo:
+    """The available provider of highest priority (SPEC §11), like keyring's backends.
+
+    One that fails to import is skipped (logged); none available, or a tie at the top, is
+    ``PROVIDER_NOT_FOUND`` naming the candidates and how to choose.
+    """
+    if not infos:
+        raise UserInteractionError(
+            f"No provider to use: {_describe(infos)}; try: pip install user-interaction-stdio",
+            PROVIDER_NOT_FOUND,
+        )
+    available: list[Ranking] = []
+    summary: list[str] = []
+    for outcome in rank_providers(infos):
+        if isinstance(outcome, UserInteractionError):
+            import logging
+
+            logging.getLogger("user_interaction").warning("skipped: %s", outcome.message)
+            summary.append(f"{outcome.message.split(' (')[0]} (fails to load)")
+            continue
+        state = "available" if outcome.available else "unavailable"
+        if outcome.reason:
+            state += f": {outcome.reason}"
+        summary.append(f"{outcome.info.name} (priority {outcome.priority:g}, {state})")
+        if outcome.available:
+            available.append(outcome)
+    candidates = "; ".join(summary)
+    if not available:
+        raise UserInteractionError(
+            f"No installed provider is available here ({candidates}); {_HOW}",
+            PROVIDER_NOT_FOUND,
+        )
+    available.sort(key=lambda ranking: -ranking.priority)
+    if len(available) > 1 and available[0].priority == available[1].priority:
+        tied = " and ".join(
+            repr(r.info.name) for r in available if r.priority == available[0].priority
+        )
+        raise UserInteractionError(
+            f"No provider chosen: {tied} tie at priority {available[0].priority:g} "
+            f"({candidates}); {_HOW}",
+            PROVIDER_NOT_FOUND,
+        )
+    return available[0].info

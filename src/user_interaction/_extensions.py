@@ -1,7 +1,7 @@
 """Extensions: the plugin manager of a context, loading installed extensions, and the chain
 of ``ask_wrapper`` layers composed around the provider call.
 
-A :class:`UserInteraction` takes the plain ask path (``_ask.run_ask``) until it has an
+A :class:`UserInteraction` takes the plain ask path (``_ask.Ask``) until it has an
 extension. Then its asks go through :meth:`Extensions.ask`, which:
 
 1. loads the installed extensions once (entry points, the environment), remembering any
@@ -30,7 +30,7 @@ import attrs
 import pluggy
 
 from ._abort import AbortController, AbortSignal
-from ._ask import _Ask, run_ask
+from ._ask import Ask
 from ._discovery import _Scanner
 from ._errors import (
     ASK_ABORTED,
@@ -430,7 +430,7 @@ class Extensions:
             if request.signal is not None and request.signal is not record.request.signal:
                 signal = AbortSignal.any([request.signal, signal])
             request = AskUserQuestionRequest(request.questions, request.agent, signal)
-        answer = await _Ask(registration, request, None).run()  # run_ask, one frame less
+        answer = await Ask(registration, request, None).run()
         record.answer = answer
         return answer
 
@@ -457,7 +457,7 @@ class Extensions:
             raise self._broken
         ui = self._ui
         if not ui._extended:  # nothing but the loading was left to do
-            return await run_ask(ui._registration(), request, timeout)
+            return await Ask(ui._registration(), request, timeout).run()
         started = perf_counter()
         chain = self._chain
         record = _Record(request)
@@ -467,7 +467,7 @@ class Extensions:
             if chain is None:  # observers only: the plain path, timed
                 registration = ui._registration()
                 record.provider = registration.name
-                answer = await _Ask(registration, request, timeout).run()
+                answer = await Ask(registration, request, timeout).run()
             else:
                 controller = None
                 if timeout is not None or request.signal is not None:

@@ -1,7 +1,7 @@
 """The manager: one context, and which of its provider registrations is active.
 
 The manager registers, swaps, reloads and disposes providers, and checks each request
-before handing it to the one path every ask takes (``_ask.run_ask``), through the chain of
+before handing it to the one path every ask takes (``_ask.Ask``), through the chain of
 its extensions (``_extensions``) once it has any. ``ask_sync()`` runs
 that same path on an event loop the manager keeps on a thread of its own.
 
@@ -14,9 +14,9 @@ import sys
 import weakref
 from _thread import allocate_lock
 from types import ModuleType, TracebackType
-from typing import TYPE_CHECKING, Any, Final, Union, cast
+from typing import TYPE_CHECKING, Any, Final, Mapping, Union, cast
 
-from ._ask import run_ask
+from ._ask import Ask
 from ._discovery import ProviderInfo, find_provider, installed_providers
 from ._errors import DUPLICATE_PROVIDER, INVALID_REQUEST, NO_PROVIDER, UserInteractionError
 from ._extensions import Extensions, Finished
@@ -89,13 +89,19 @@ class UserInteraction(_Prompts):
             raise self._duplicate(active)
         return registration.disposer
 
-    def use(self, name: str | None = None) -> Disposer:
-        """Load an installed provider by entry-point name (or the default) and register it."""
+    def use(self, name: str | None = None, **options: object) -> Disposer:
+        """Load an installed provider and register it, built with ``options`` as keyword
+        arguments (``ui.use("web", port=8765)``).
+
+        ``name`` is an entry-point name, or ``"distribution:name"`` when two distributions
+        offer one name; without it, ``USER_INTERACTION_PROVIDER`` if set, else the
+        available installed provider of highest priority (SPEC §11).
+        """
         info = find_provider(name)
         self._refuse_if_active()
-        provider = info.load()
+        provider = info.load(**options)
         try:
-            registration = self._new_registration(provider, info.name, info)
+            registration = self._new_registration(provider, info.name, info, options)
         except TypeError as exc:
             raise info._failed(str(exc), exc) from exc
         with self._lock:
@@ -133,7 +139,8 @@ class UserInteraction(_Prompts):
         registration = reimport_provider(
             active.provider,
             active.origin,
-            lambda fresh: self._new_registration(fresh, active.name, active.origin),
+            active.options,
+            lambda fresh: self._new_registration(fresh, active.name, active.origin, active.options),
         )
         self._install(registration)
         return registration.disposer
@@ -224,7 +231,11 @@ class UserInteraction(_Prompts):
     # -- internals of registration -------------------------------------------------------
 
     def _new_registration(
-        self, provider: object, name: str | None, origin: ProviderInfo | None
+        self,
+        provider: object,
+        name: str | None,
+        origin: ProviderInfo | None,
+        options: Mapping[str, object] | None = None,
     ) -> Registration:
         if name is None:
             name = getattr(provider, "name", None)
@@ -234,7 +245,7 @@ class UserInteraction(_Prompts):
                     if isinstance(provider, ModuleType)
                     else type(provider).__name__
                 )
-        registration = Registration(provider, name, origin)
+        registration = Registration(provider, name, origin, options)
         ref = weakref.ref(self)
 
         def dispose() -> None:
@@ -313,7 +324,7 @@ class UserInteraction(_Prompts):
         if self._extended:
             self._check(request, timeout)
             return await self._extensions_loaded().ask(request, timeout)
-        return await run_ask(self._precheck(request, timeout), request, timeout)
+        return await Ask(self._precheck(request, timeout), request, timeout).run()
 
     def ask_sync(
         self, request: AskUserQuestionRequest, *, timeout: float | None = None
@@ -351,7 +362,7 @@ class UserInteraction(_Prompts):
         async def run() -> None:
             try:
                 if extensions is None:
-                    answer = await run_ask(registration, request, timeout)
+                    answer = await Ask(registration, request, timeout).run()
                 else:
                     answer = await extensions.ask(request, timeout, finished)
                 outcome.append((True, answer))

@@ -139,6 +139,23 @@ class AskUserQuestionRequest:
         return cls(fields.array("questions", AskUserQuestionItem.from_dict), agent, signal)
 
 
+def with_signal(request: AskUserQuestionRequest, signal: AbortSignal) -> AskUserQuestionRequest:
+    """``request`` with another ``signal``: the request a provider receives.
+
+    Built without the constructor's conversion: ``request``'s fields are already the
+    tuples and values the constructor made (this runs on every ask).
+    """
+    clone = _new(AskUserQuestionRequest)
+    _set(clone, "questions", request.questions)
+    _set(clone, "agent", request.agent)
+    _set(clone, "signal", signal)
+    return clone
+
+
+_new = object.__new__
+_set = object.__setattr__
+
+
 @attrs.frozen
 class AskUserQuestionAnswerItem:
     """The answer to one question: chosen labels, or custom text (never both).

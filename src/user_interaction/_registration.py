@@ -10,7 +10,7 @@ from __future__ import annotations
 from _thread import allocate_lock
 from collections import deque
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Callable, Final, final
+from typing import TYPE_CHECKING, Any, Callable, Final, Mapping, final
 
 import pluggy
 
@@ -18,7 +18,7 @@ from ._errors import PROVIDER_DISPOSED, PROVIDER_FAILED, UserInteractionError
 from ._hooks import PROJECT_NAME, AskSpec
 
 if TYPE_CHECKING:
-    from ._ask import _Ask
+    from ._ask import Ask
     from ._discovery import ProviderInfo
     from ._model import AskUserQuestionRequest
     from ._runtime import LoopThread
@@ -157,6 +157,7 @@ class Registration:
         "is_async",
         "lock",
         "name",
+        "options",
         "origin",
         "provider",
         "serial",
@@ -165,7 +166,13 @@ class Registration:
         "waiters",
     )
 
-    def __init__(self, provider: object, name: str, origin: ProviderInfo | None) -> None:
+    def __init__(
+        self,
+        provider: object,
+        name: str,
+        origin: ProviderInfo | None,
+        options: Mapping[str, object] | None = None,
+    ) -> None:
         import inspect
 
         _check_provider(provider)
@@ -180,6 +187,7 @@ class Registration:
         self.provider = provider
         self.name = name
         self.origin = origin
+        self.options = dict(options or {})  # what use() built it with, for reload()
         hook = manager.hook.ask
         impls = hook.get_hookimpls()
         if len(impls) == 1 and not (
@@ -194,15 +202,15 @@ class Registration:
         self.serial = bool(getattr(provider, "serial", False))
         self.lock = allocate_lock()
         self.busy = False  # a serial provider is serving an ask
-        self.waiters: deque[_Ask] = deque()
-        self.asks: set[_Ask] = set()
+        self.waiters: deque[Ask] = deque()
+        self.asks: set[Ask] = set()
         self.state = _ACTIVE
         self.successor: Registration | None = None  # where asks go after a swap
         self.disposer: Disposer
 
-    def admit(self, ask: _Ask) -> int:
+    def admit(self, ask: Ask) -> int:
         """``ADMITTED`` (the ask may call the provider now), ``QUEUED`` (it waits for
-        :meth:`_Ask.grant`) or ``CLOSED`` (this provider takes no asks: see ``successor``)."""
+        :meth:`Ask.grant`) or ``CLOSED`` (this provider takes no asks: see ``successor``)."""
         with self.lock:
             if self.state != _ACTIVE:
                 return CLOSED
@@ -228,7 +236,7 @@ class Registration:
             with self.lock:  # it gave up meanwhile: pass the turn on
                 self.asks.discard(ask)
 
-    def leave(self, ask: _Ask) -> None:
+    def leave(self, ask: Ask) -> None:
         """The ask is over for its caller; a retiring provider is disposed after its last."""
         with self.lock:
             self.asks.discard(ask)
@@ -254,7 +262,7 @@ class Registration:
         if drained:
             _dispose_provider(self.provider, quiet=True)
 
-    def _adopt(self, queued: list[_Ask]) -> None:
+    def _adopt(self, queued: list[Ask]) -> None:
         """Take over a swapped-out provider's queue, ahead of later arrivals."""
         if not queued:
             return

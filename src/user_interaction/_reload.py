@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import sys
 from types import ModuleType
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import TYPE_CHECKING, Callable, Mapping, TypeVar
 
 from ._errors import RELOAD_FAILED, UserInteractionError
 
@@ -39,7 +39,10 @@ def _resolve(root: ModuleType, qualname: str) -> object:
 
 
 def reimport_provider(
-    provider: object, origin: ProviderInfo | None, register: Callable[[object], T]
+    provider: object,
+    origin: ProviderInfo | None,
+    options: Mapping[str, object],
+    register: Callable[[object], T],
 ) -> T:
     """``register(fresh)``, where ``fresh`` is built from freshly imported code the way the
     first provider was built.
@@ -78,7 +81,7 @@ def reimport_provider(
     try:
         module = importlib.import_module(module_name)
         if origin is not None:
-            fresh = origin.build(origin._entry_point.load())
+            fresh = origin.build(origin._entry_point.load(), options)
         elif isinstance(provider, ModuleType):
             fresh = module
         else:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from _thread import allocate_lock
-from typing import Any, Callable, Final
+from typing import Any, Callable, Final, Optional
 
 __all__ = ["LoopThread", "WORKERS", "WorkerPool"]
 
@@ -19,7 +19,8 @@ _SETTLE: Final = 0.05
 #: How long an idle worker waits for another job before its thread ends.
 _IDLE: Final = 30.0
 
-Job = Callable[[], None]
+#: A job returns what it hands back (to run once its worker is idle again), or None.
+Job = Callable[[], Optional[Callable[[], None]]]
 
 
 class _Worker:
@@ -45,7 +46,11 @@ class WorkerPool:
         self._idle_timeout = idle
 
     def submit(self, job: Job) -> None:
-        """Run ``job()`` on a worker thread; it must not raise."""
+        """Run ``job()`` on a worker thread; it must not raise.
+
+        What the job returns runs after its worker is idle again, so a caller woken by it
+        finds that worker free (a quick next job reuses it instead of starting a thread).
+        """
         with self._lock:
             worker = self._idle.pop() if self._idle else None
         if worker is not None:
@@ -74,10 +79,12 @@ class WorkerPool:
                 wake.acquire()  # a job was handed over just as the wait ran out
             job, worker.job = worker.job, None
             assert job is not None
-            job()
+            hand_back = job()
             job = None  # drop references to the finished ask before idling
             with self._lock:
                 self._idle.append(worker)
+            if hand_back is not None:
+                hand_back()
 
 
 #: The pool every manager's synchronous providers run on.

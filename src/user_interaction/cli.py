@@ -28,7 +28,14 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Final, Iterator, Sequence, TextIO
 
 from . import __version__
-from ._discovery import ENTRY_POINT_GROUP, PROVIDER_ENV, ProviderInfo, find_provider
+from ._discovery import (
+    ENTRY_POINT_GROUP,
+    PROVIDER_ENV,
+    ProviderInfo,
+    Ranking,
+    best_provider,
+    find_provider,
+)
 from ._errors import (
     AMBIGUOUS_PROVIDER,
     ASK_ABORTED,
@@ -268,13 +275,17 @@ def build_parser() -> argparse.ArgumentParser:
         "providers",
         help="list the installed providers",
         description="List the installed providers without importing them; the default "
-        f"one (from {PROVIDER_ENV}, or the only one installed) is marked with '*'.",
+        f"one (from {PROVIDER_ENV}, or the only one installed; with --check, the available "
+        "one of highest priority) is marked with '*'.",
         epilog="exit status: 0, or 5 when --check finds a provider that fails to load",
         formatter_class=formatter,
     )
     providers.add_argument("--json", action="store_true", help="print JSON")
     providers.add_argument(
-        "--check", action="store_true", help="also import each provider and report failures"
+        "--check",
+        action="store_true",
+        help="also import each provider: show its priority and availability, build the "
+        "available ones and report failures",
     )
     providers.set_defaults(run=_run_providers)
 
@@ -327,6 +338,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ask.add_argument(
         "--provider", "-p", metavar="NAME", help=f"the provider to ask (default: {PROVIDER_ENV})"
+    )
+    ask.add_argument(
+        "--provider-option",
+        action="append",
+        default=[],
+        type=_provider_option,
+        metavar="KEY=VALUE",
+        help="build the provider with this keyword option (repeatable; VALUE is parsed as "
+        "JSON when it parses, else taken as a string), e.g. --provider-option port=8765",
     )
     ask.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="give up after SECONDS")
     ask.add_argument("--json", action="store_true", help="print the answer as wire JSON")
@@ -423,43 +443,71 @@ def main(argv: Sequence[str] | None = None) -> int:
 # -- providers --------------------------------------------------------------------------
 
 
-def _default_name(infos: Sequence[ProviderInfo]) -> str | None:
-    """The name ``use()`` picks when given none, or ``None`` when it would pick none."""
+def _default_name(infos: Sequence[ProviderInfo], checked: Sequence[_Checked] | None) -> str | None:
+    """The name ``use()`` picks when given none, or ``None`` when it would pick none (or,
+    without ``--check``, cannot tell without importing)."""
     chosen = os.environ.get(PROVIDER_ENV, "").strip()
     if chosen:
         return chosen
-    names = {info.name for info in infos}
-    return names.pop() if len(names) == 1 else None
+    if checked is None:  # unimported: only a single candidate is known to be the pick
+        names = {info.name for info in infos}
+        return names.pop() if len(names) == 1 else None
+    try:
+        return best_provider(tuple(infos)).name
+    except UserInteractionError:
+        return None
 
 
-def _check(info: ProviderInfo) -> UserInteractionError | None:
-    """Import and build ``info``'s provider, then dispose it; the error, if any."""
+class _Checked:
+    """What ``--check`` learnt of one provider: its ranking, and whether it loads."""
+
+    def __init__(self, ranking: Ranking | None, error: UserInteractionError | None) -> None:
+        self.ranking = ranking
+        self.error = error
+
+
+def _check(info: ProviderInfo) -> _Checked:
+    """Rank ``info`` and, if it is available here, build its provider and dispose it.
+
+    A provider that is unavailable here (``available()`` false) is not built: it is not
+    broken, it just would not be chosen without its name.
+    """
+    try:
+        ranking = info.rank()
+    except UserInteractionError as error:
+        return _Checked(None, error)
+    if not ranking.available:
+        return _Checked(ranking, None)
     try:
         provider = info.load()
         with UserInteraction() as ui:
             ui.register_provider(provider, name=info.name)
     except UserInteractionError as error:
-        return error
+        return _Checked(ranking, error)
     except TypeError as exc:
-        return UserInteractionError(
-            f"provider {info.name!r} ({info.value}) {exc}", PROVIDER_LOAD_FAILED, cause=exc
+        return _Checked(
+            ranking,
+            UserInteractionError(
+                f"provider {info.name!r} ({info.value}) {exc}", PROVIDER_LOAD_FAILED, cause=exc
+            ),
         )
-    return None
+    return _Checked(ranking, None)
 
 
 def _run_providers(args: argparse.Namespace) -> int:
     infos = UserInteraction().providers()
-    default = _default_name(infos)
-    checks = [_check(info) for info in infos] if args.check else None
+    checked = [_check(info) for info in infos] if args.check else None
+    default = _default_name(infos, checked)
+    checks = None if checked is None else [result.error for result in checked]
     if args.json:
-        _print_providers_json(infos, default, checks)
+        _print_providers_json(infos, default, checked)
     elif not infos:
         print(
             f"No providers are installed (entry-point group {ENTRY_POINT_GROUP!r}); "
             "try: pip install user-interaction-stdio"
         )
     else:
-        _print_providers_table(infos, default, checks)
+        _print_providers_table(infos, default, checked)
     if default is not None and not any(info.name == default for info in infos):
         _say_error(f"{PROVIDER_ENV}={default} names no installed provider")
     failed = checks is not None and any(error is not None for error in checks)
@@ -469,7 +517,7 @@ def _run_providers(args: argparse.Namespace) -> int:
 def _print_providers_json(
     infos: Sequence[ProviderInfo],
     default: str | None,
-    checks: Sequence[UserInteractionError | None] | None,
+    checked: Sequence[_Checked] | None,
 ) -> None:
     rows: list[dict[str, Any]] = []
     for index, info in enumerate(infos):
@@ -480,8 +528,14 @@ def _print_providers_json(
             "value": info.value,
             "default": info.name == default,
         }
-        if checks is not None:
-            error = checks[index]
+        if checked is not None:
+            result = checked[index]
+            ranking, error = result.ranking, result.error
+            if ranking is not None:
+                row["priority"] = ranking.priority
+                row["available"] = ranking.available
+                if ranking.reason:
+                    row["unavailable_reason"] = ranking.reason
             row["loads"] = error is None
             if error is not None:
                 row["error"] = error.to_dict()
@@ -493,7 +547,7 @@ def _print_providers_json(
 def _print_providers_table(
     infos: Sequence[ProviderInfo],
     default: str | None,
-    checks: Sequence[UserInteractionError | None] | None,
+    checked: Sequence[_Checked] | None,
 ) -> None:
     header = ["", "NAME", "DISTRIBUTION", "VERSION", "ENTRY POINT"]
     table = [
@@ -502,17 +556,43 @@ def _print_providers_table(
     ]
     for cells, info in zip(table, infos):
         cells.append(info.value)
-    if checks is not None:
-        header.append("LOADS")
-        for cells, error in zip(table, checks):
-            cells.append("yes" if error is None else "no")
+    checks = None if checked is None else [result.error for result in checked]
+    if checked is not None:
+        header.extend(["PRIORITY", "AVAILABLE", "LOADS"])
+        for cells, result in zip(table, checked):
+            ranking = result.ranking
+            cells.append("?" if ranking is None else f"{ranking.priority:g}")
+            cells.append("?" if ranking is None else "yes" if ranking.available else "no")
+            cells.append(
+                "no"
+                if result.error is not None
+                else "yes"
+                if ranking and ranking.available
+                else "-"
+            )
     widths = [max(len(row[i]) for row in [header, *table]) for i in range(len(header))]
     for cells in [header, *table]:
         print("  ".join(cell.ljust(width) for cell, width in zip(cells, widths)).rstrip())
     if any(info.name == default for info in infos):
         chosen = os.environ.get(PROVIDER_ENV, "").strip()
-        source = f"{PROVIDER_ENV}={chosen}" if chosen else "the only installed provider"
+        if chosen:
+            source = f"{PROVIDER_ENV}={chosen}"
+        elif checked is not None:
+            source = "the available provider of highest priority"
+        else:
+            source = "the only installed provider"
         print(f"\n* default: {source}")
+    elif checked is None and len({info.name for info in infos}) > 1:
+        print("\n(the default is the available provider of highest priority: see --check)")
+    unavailable = [
+        (info, result.ranking)
+        for info, result in zip(infos, checked or ())
+        if result.ranking is not None and not result.ranking.available
+    ]
+    if unavailable:
+        print()
+    for info, ranking in unavailable:
+        print(f"{info.name}: unavailable here: {ranking.reason or 'available() is false'}")
     failures = [(info, error) for info, error in zip(infos, checks or ()) if error is not None]
     if failures:
         print()
@@ -699,11 +779,24 @@ def _answer_lines(request: AskUserQuestionRequest, answer: AskUserQuestionAnswer
     return lines
 
 
+def _provider_option(text: str) -> tuple[str, object]:
+    """``KEY=VALUE`` as a keyword option: VALUE parsed as JSON when it parses."""
+    key, equals, raw = text.partition("=")
+    key = key.strip()
+    if not equals or not key.isidentifier():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE with KEY a name, got {text!r}")
+    try:
+        value: object = json.loads(raw)
+    except ValueError:
+        value = raw
+    return key, value
+
+
 def _run_ask(args: argparse.Namespace) -> int:
     request = _request_from(args)
     with _prompts_off_stdout() as stdout, UserInteraction() as ui:
         info = find_provider(args.provider)
-        ui.use(info.name)
+        ui.use(f"{info.distribution}:{info.name}", **dict(args.provider_option))
         ask = _asker(_trace_mode(args), info.name, args.timeout)
         try:
             answer = ask(ui, request)

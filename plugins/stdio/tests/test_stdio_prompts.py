@@ -15,7 +15,9 @@ from stdio_support import Session
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="ptys of POSIX")
 
 DRIVER = str(Path(__file__).with_name("prompts_driver.py"))
-CHOICES = "Type a number or your own answer (=text: literal text, -: skip, 1 # text: add a note)\n> "
+CHOICES = (
+    "Type a number or your own answer (=text: literal text, -: skip, 1 # text: add a note)\n> "
+)
 SEVERAL = "Type one or more numbers (like 1,3 or 1 3)"
 
 

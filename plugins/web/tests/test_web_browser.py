@@ -5,6 +5,7 @@ keyboard-only answering, and the README's screenshots."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import time
@@ -13,7 +14,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 from browser_support import Tab
-from web_support import Agent, Client, error_of, package_question, wait_until
+from web_support import (
+    Agent,
+    Client,
+    error_of,
+    package_question,
+    previewed_question,
+    wait_until,
+)
 
 from user_interaction import (
     ASK_ABORTED,
@@ -348,6 +356,193 @@ def test_check_10_dispose_with_a_page_open_fails_the_ask_and_frees_the_port(
     tab.forget_errors()  # the page's reconnection attempts fail, as they should
 
 
+# -- option previews and answer notes ---------------------------------------------------------
+
+
+def test_the_focused_options_preview_is_shown_on_single_and_multi_select(
+    tab: Tab, agent: Agent
+) -> None:
+    future = agent.ask(previewed_question("one"), previewed_question("many", multi=True))
+    card = tab.card(QUESTION)
+    for question_id, role in (("one", "radio"), ("many", "checkbox")):
+        question = card.locator(f'fieldset[data-id="{question_id}"]')
+        preview = question.get_by_role("region", name="Preview")
+        # nothing focused or checked yet: the first option's
+        expect(preview).to_contain_text("Preview of pnpm")
+        expect(preview.locator("pre > code")).to_have_text("pnpm install --frozen-lockfile")
+        expect(preview.locator("p code")).to_have_text("node_modules")
+        expect(preview.locator("strong", has_text="fast")).to_have_count(1)
+        npm = question.get_by_role(role, name="npm", exact=True)
+        npm.focus()
+        expect(preview).to_contain_text("Preview of npm")
+        expect(preview.get_by_role("heading", name="npm", exact=True)).to_be_visible()
+        expect(preview.locator("li")).to_have_text(["no extra install", "package-lock.json"])
+        expect(npm).to_have_attribute("aria-details", id_of(preview))
+        question.get_by_role(role, name="yarn", exact=True).focus()
+        expect(preview).to_contain_text("This option has no preview.")
+        question.get_by_role(role, name="pnpm", exact=True).check()
+        question.get_by_role(role, name="pnpm", exact=True).blur()
+        expect(preview).to_contain_text("Preview of pnpm")  # nothing focused: the checked one
+        question.locator(".option").nth(1).hover()
+        expect(preview).to_contain_text("Preview of npm")  # the pointer wins while it is there
+        tab.page.mouse.move(0, 0)
+        expect(preview).to_contain_text("Preview of pnpm")
+    card.get_by_role("button", name="Submit").click()
+    answer = future.result(2)
+    assert answer.get("one").selected == ("pnpm",)  # type: ignore[union-attr]
+    assert answer.get("many").selected == ("pnpm",)  # type: ignore[union-attr]
+
+
+def id_of(locator: object) -> str:
+    element_id = locator.get_attribute("id")  # type: ignore[attr-defined]
+    assert isinstance(element_id, str)
+    return element_id
+
+
+def test_previews_sit_beside_the_options_or_under_them_on_narrow_screens(
+    browser: Browser, provider: WebProvider, agent: Agent
+) -> None:
+    agent.ask(previewed_question(), timeout=10)
+    for width, beside in ((1000, True), (420, False)):
+        tab = Tab(browser, provider.start(), viewport={"width": width, "height": 800})
+        try:
+            card = tab.card(QUESTION)
+            choices = card.locator(".choices").bounding_box()
+            preview = card.get_by_role("region", name="Preview").bounding_box()
+            assert choices is not None
+            assert preview is not None
+            if beside:
+                assert preview["x"] >= choices["x"] + choices["width"]
+                assert abs(preview["y"] - choices["y"]) < 20
+            else:
+                assert preview["y"] >= choices["y"] + choices["height"]
+                assert preview["width"] > 0.9 * choices["width"]
+            assert tab.page.evaluate("() => document.documentElement.scrollWidth") <= width
+            assert tab.errors == []
+        finally:
+            tab.close()
+
+
+def test_markdown_previews_render_safely(tab: Tab, agent: Agent) -> None:
+    hostile = (
+        "# Title <img src=x onerror=window.owned=1>\n\n"
+        "<script>window.owned=2</script>\n\n"
+        "See [the docs](javascript:window.owned=3) and ![a picture](x) and "
+        '<a href="https://evil.example">a link</a> and <https://example.org/page>.\n\n'
+        "```html\n<img src=x onerror=window.owned=4>\n```\n\n"
+        "- *em* **strong** `<b>code</b>` <iframe src=x></iframe>\n\n"
+        "| a | b |\n|---|---|\n| <img src=x onerror=window.owned=5> | ok |"
+    )
+    question = AskUserQuestionItem(
+        "evil",
+        "Which one?",
+        options=[AskUserQuestionOption("plain"), AskUserQuestionOption("evil", preview=hostile)],
+    )
+    future = agent.ask(question)
+    card = tab.card("Which one?")
+    card.get_by_role("radio", name="evil", exact=True).focus()
+    preview = card.get_by_role("region", name="Preview")
+    expect(preview).to_contain_text("Preview of evil")
+    for literal in (
+        "Title <img src=x onerror=window.owned=1>",
+        "<script>window.owned=2</script>",
+        '<a href="https://evil.example">a link</a>',
+        "<iframe src=x></iframe>",
+    ):
+        expect(preview).to_contain_text(literal)
+    expect(preview.get_by_role("heading")).to_have_text("Title <img src=x onerror=window.owned=1>")
+    expect(preview.locator("pre code")).to_have_text("<img src=x onerror=window.owned=4>")
+    expect(preview.locator("code").last).to_have_text("<b>code</b>")
+    expect(preview.locator(".markdown em")).to_have_text("em")
+    expect(preview.locator(".markdown strong")).to_have_text("strong")
+    expect(preview.locator("td").first).to_have_text("<img src=x onerror=window.owned=5>")
+    # links show where they point and are not links: nothing to click, nothing to follow
+    expect(preview.locator(".md-link", has_text="the docs")).to_contain_text(
+        "javascript:window.owned=3"
+    )
+    expect(preview.locator(".md-link", has_text="https://example.org/page")).to_have_count(1)
+    expect(preview).to_contain_text("image: a picture")
+    dangerous = "img, script, iframe, a, [href], [src], [onerror], object, embed, svg, style"
+    assert tab.page.locator("body").locator(dangerous).count() == 0  # the page has none
+    url = tab.page.url
+    preview.locator(".md-link", has_text="the docs").click()
+    assert tab.page.url == url
+    assert tab.page.evaluate("() => window.owned") is None
+    card.get_by_role("radio", name="evil", exact=True).check()
+    card.get_by_role("button", name="Submit").click()
+    assert future.result(2).get("evil").selected == ("evil",)  # type: ignore[union-attr]
+    assert tab.page.evaluate("() => window.owned") is None
+
+
+def test_notes_typed_beside_a_selection_come_back(tab: Tab, agent: Agent) -> None:
+    future = agent.ask(
+        previewed_question("one"),
+        package_question("many", multi=True),
+        package_question("plain"),
+    )
+    card = tab.card(QUESTION)
+    one = card.locator('fieldset[data-id="one"]')
+    many = card.locator('fieldset[data-id="many"]')
+    one.get_by_role("radio", name="npm", exact=True).check()
+    one.get_by_role("textbox", name="Notes (optional)").fill("  but pin the version\nin CI  ")
+    many.get_by_role("checkbox", name="yarn", exact=True).check()
+    many.get_by_role("checkbox", name="pnpm", exact=True).check()
+    many.get_by_role("textbox", name="Notes (optional)").fill("yarn for the docs only")
+    card.locator('fieldset[data-id="plain"]').get_by_role("radio", name="yarn").check()
+    card.get_by_role("button", name="Submit").click()
+    answer = future.result(2)
+    one_item, many_item, plain = answer.get("one"), answer.get("many"), answer.get("plain")
+    assert one_item is not None
+    assert many_item is not None
+    assert plain is not None
+    assert (one_item.selected, one_item.notes) == (("npm",), "but pin the version\nin CI")
+    assert (many_item.selected, many_item.notes) == (("pnpm", "yarn"), "yarn for the docs only")
+    assert (plain.selected, plain.notes) == (("yarn",), None)  # no notes typed: none sent
+
+
+def test_notes_without_a_selection_are_flagged_and_never_sent(tab: Tab, agent: Agent) -> None:
+    posts: list[str] = []
+    tab.page.on(
+        "request", lambda request: posts.append(request.url) if request.method == "POST" else None
+    )
+    future = agent.ask(package_question("one"), package_question("many", multi=True))
+    card = tab.card(QUESTION)
+    one = card.locator('fieldset[data-id="one"]')
+    notes = one.get_by_role("textbox", name="Notes (optional)")
+    notes.fill("pin it")
+    expect(notes).to_have_attribute("aria-invalid", "true")
+    expect(notes).to_have_accessible_description("Pick an option for these notes to go with.")
+    card.get_by_role("button", name="Submit").click()
+    expect(card.get_by_role("alert")).to_contain_text("Notes go beside a chosen option")
+    expect(notes).to_be_focused()
+    # typed text replaces the choice, so notes cannot go with it either
+    one.get_by_role("textbox", name="Other answer").fill("bun")
+    expect(notes).to_have_accessible_description(re.compile("Your own answer replaces"))
+    card.get_by_role("button", name="Submit").click()
+    expect(card.get_by_role("alert")).to_contain_text("your own answer replaces the choice")
+    # on a multi-select question too
+    one.get_by_role("radio", name="npm", exact=True).check()
+    expect(notes).not_to_have_attribute("aria-invalid", "true")
+    many_notes = card.locator('fieldset[data-id="many"]').get_by_role(
+        "textbox", name="Notes (optional)"
+    )
+    many_notes.fill("docs too")
+    card.get_by_role("button", name="Submit").click()
+    expect(card.get_by_role("alert")).to_contain_text("Notes go beside a chosen option")
+    expect(many_notes).to_be_focused()
+    assert posts == []  # nothing invalid went to the agent
+    assert not future.done()
+    many_notes.fill("   ")  # blank notes are no notes
+    card.get_by_role("button", name="Submit").click()
+    answer = future.result(2)
+    one_item, many_item = answer.get("one"), answer.get("many")
+    assert one_item is not None
+    assert many_item is not None
+    assert (one_item.selected, one_item.custom, one_item.notes) == (("npm",), None, "pin it")
+    assert (many_item.selected, many_item.notes) == ((), None)
+    assert len(posts) == 1
+
+
 # -- the page as a whole ---------------------------------------------------------------------
 
 
@@ -383,7 +578,7 @@ def test_keyboard_only_answering(tab: Tab, agent: Agent) -> None:
 
     declined = agent.ask(package_question("no"))
     tab.cards().first.get_by_role("radio", name="pnpm", exact=True).focus()
-    for _ in range(3):  # Other text, Cancel, Decline
+    for _ in range(4):  # Other text, Notes, Cancel, Decline
         keyboard.press("Tab")
     expect(tab.cards().first.get_by_role("button", name="Decline")).to_be_focused()
     keyboard.press("Enter")
@@ -401,13 +596,32 @@ def test_the_title_counts_pending_questions(tab: Tab, agent: Agent) -> None:
     expect(tab.page.locator("#empty")).to_be_hidden()
 
 
+SCREENSHOT_PREVIEWS = {
+    "pnpm": (
+        "**pnpm** keeps one copy of each package and links it into `node_modules`.\n\n"
+        "```sh\npnpm install --frozen-lockfile\n```\n\n"
+        "- strict: no phantom dependencies\n- lockfile: `pnpm-lock.yaml`"
+    ),
+    "npm": "Ships with Node.\n\n```sh\nnpm ci\n```\n\n- lockfile: `package-lock.json`",
+    "yarn": "```sh\ncorepack enable\nyarn install --immutable\n```",
+}
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_screenshot_of_two_pending_asks(
     browser: Browser, provider: WebProvider, agent: Agent, scheme: str, tmp_path: Path
 ) -> None:
     """Takes the README's screenshots; ``USER_INTERACTION_WEB_SCREENSHOTS=DIR`` keeps them."""
     client = Client(provider.start())
-    agent.ask(package_question(), timeout=10)
+    plain = package_question()
+    options = [
+        AskUserQuestionOption(o.label, o.description, SCREENSHOT_PREVIEWS[o.label])
+        for o in plain.options
+    ]
+    agent.ask(
+        AskUserQuestionItem("pkg", plain.question, plain.header, options, detail=plain.detail),
+        timeout=10,
+    )
     wait_until(lambda: len(client.snapshot()) == 1)  # the cards in a known order
     agent.ask(
         AskUserQuestionItem(
@@ -427,14 +641,17 @@ def test_screenshot_of_two_pending_asks(
         browser,
         provider.start(),
         color_scheme=scheme,
-        viewport={"width": 760, "height": 900},
+        viewport={"width": 1000, "height": 900},
         device_scale_factor=1,
     )
     try:
         expect(tab.cards()).to_have_count(2)
-        tab.card_for("pkg").get_by_role("radio", name="pnpm", exact=True).check()
+        pkg = tab.card_for("pkg")
+        pkg.get_by_role("radio", name="pnpm", exact=True).check()
+        pkg.get_by_role("textbox", name="Notes (optional)").fill("pin it to 9.x in CI")
         tab.card_for("checks").get_by_role("checkbox", name="tests", exact=True).check()
         tab.page.locator("body").click(position={"x": 5, "y": 5})  # no focus ring in the shot
+        expect(pkg.get_by_role("region", name="Preview")).to_contain_text("frozen-lockfile")
         path = tmp_path / f"web-{scheme}.png"
         tab.page.screenshot(path=str(path), full_page=True)
         assert path.stat().st_size > 10_000

@@ -73,6 +73,11 @@ class HttpDriver(ConformanceDriver):
     def answer(self, question: AskUserQuestionItem, labels: Sequence[str]) -> None:
         self._fill(question, {"id": question.id, "selected": list(labels)})
 
+    def answer_with_notes(
+        self, question: AskUserQuestionItem, labels: Sequence[str], notes: str
+    ) -> None:
+        self._fill(question, {"id": question.id, "selected": list(labels), "notes": notes})
+
     def answer_custom(self, question: AskUserQuestionItem, text: str) -> None:
         self._fill(question, {"id": question.id, "selected": [], "custom": text})
 

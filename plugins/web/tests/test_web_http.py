@@ -17,7 +17,16 @@ from pathlib import Path
 import pytest
 import user_interaction_web
 from user_interaction_web import WebProvider
-from web_support import Agent, Client, Stream, error_of, package_question, wait_until
+from web_support import (
+    PREVIEWS,
+    Agent,
+    Client,
+    Stream,
+    error_of,
+    package_question,
+    previewed_question,
+    wait_until,
+)
 
 from user_interaction import (
     ASK_ABORTED,
@@ -278,6 +287,66 @@ def test_invalid_answers_are_422_with_their_path_and_the_ask_stays_open(
     assert accept({"id": "pkg", "selected": ["npm"]})[0] == 409  # the first answer won
 
 
+def test_notes_go_beside_a_selection_else_422(client: Client, agent: Agent) -> None:
+    future = agent.ask(package_question(), package_question("many", multi=True))
+    (card,) = pending(client)
+
+    def accept(*answers: dict[str, object]) -> tuple[int, str]:
+        response = client.post({"askId": card["askId"], "action": "accept", "answers": answers})
+        return response.status, response.json().get("error", "")
+
+    nothing = "notes go beside a selection; nothing is selected"
+    assert accept({"id": "pkg", "selected": ["npm"], "notes": " \n "}) == (
+        422,
+        "answers[0].notes: blank",
+    )
+    assert accept({"id": "pkg", "selected": [], "notes": "pin it"}) == (
+        422,
+        f"answers[0].notes: {nothing}",
+    )
+    assert accept({"id": "pkg", "selected": ["npm"]}, {"id": "many", "notes": "x"}) == (
+        422,
+        f"answers[1].notes: {nothing}",
+    )
+    assert accept({"id": "pkg", "custom": "bun", "notes": "pinned"}) == (
+        422,
+        f"answers[0].notes: {nothing}",
+    )
+    assert accept({"id": "pkg", "selected": ["npm"], "notes": 3})[0] == 400
+    assert not future.done()
+    assert len(client.snapshot()) == 1  # still shown
+    assert accept(
+        {"id": "pkg", "selected": ["npm"], "notes": "but pin the version"},
+        {"id": "many", "selected": ["pnpm", "yarn"], "notes": "yarn for the docs"},
+    ) == (200, "")
+    answer = future.result(5)
+    pkg, many = answer.get("pkg"), answer.get("many")
+    assert pkg is not None
+    assert many is not None
+    assert (pkg.selected, pkg.notes) == (("npm",), "but pin the version")
+    assert (many.selected, many.notes) == (("pnpm", "yarn"), "yarn for the docs")
+
+
+def test_previews_reach_the_page(client: Client, agent: Agent) -> None:
+    """Both ways a page learns of an ask carry the options' previews, exactly as given."""
+    stream = Stream(client)
+    try:
+        assert stream.next_event() == ("snapshot", {"asks": []})
+        future = agent.ask(previewed_question(), previewed_question("many", multi=True))
+        event, card = stream.next_event() or ("", {})
+        assert event == "ask"
+        assert card == pending(client)[0]
+        for question in card["questions"]:
+            options = {option["label"]: option for option in question["options"]}
+            assert options["pnpm"]["preview"] == PREVIEWS["pnpm"]
+            assert options["npm"]["preview"] == PREVIEWS["npm"]
+            assert "preview" not in options["yarn"]  # absent, not null
+        client.post({"askId": card["askId"], "action": "cancel"})
+        assert error_of(future).code == ASK_CANCELLED
+    finally:
+        stream.close()
+
+
 def test_cancel_and_decline(client: Client, agent: Agent) -> None:
     for action, code in (("cancel", ASK_CANCELLED), ("decline", ASK_DECLINED)):
         future = agent.ask(package_question())
@@ -380,7 +449,7 @@ def test_the_address_goes_to_stderr_never_stdout(tmp_path: Path) -> None:
         "    for n in range(2):\n"
         "        try:\n"
         "            ui.ask_sync(AskUserQuestionRequest([AskUserQuestionItem('a', 'A?')]),\n"
-        "                        timeout=0.3)\n"
+        "                        timeout=3.0)\n"
         "        except UserInteractionError as error:\n"
         "            assert error.code == 'ASK_TIMEOUT'\n"
         "        assert 'aiohttp' in sys.modules\n"

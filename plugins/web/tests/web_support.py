@@ -37,6 +37,23 @@ def package_question(id: str = "pkg", *, multi: bool = False) -> AskUserQuestion
     )
 
 
+PREVIEWS = {
+    "pnpm": "```sh\npnpm install --frozen-lockfile\n```\nStrict `node_modules`, **fast** installs.",
+    "npm": "# npm\n\nShips with Node:\n\n- no extra install\n- `package-lock.json`",
+}
+
+
+def previewed_question(id: str = "pkg", *, multi: bool = False) -> AskUserQuestionItem:
+    """``package_question`` with Markdown previews on pnpm and npm (yarn has none)."""
+    plain = package_question(id, multi=multi)
+    options = [
+        AskUserQuestionOption(o.label, o.description, PREVIEWS.get(o.label)) for o in plain.options
+    ]
+    return AskUserQuestionItem(
+        id, plain.question, plain.header, options, plain.multi_select, plain.detail
+    )
+
+
 class Response:
     def __init__(self, status: int, headers: dict[str, str], body: bytes) -> None:
         self.status = status

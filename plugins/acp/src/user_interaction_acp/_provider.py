@@ -53,6 +53,11 @@ class AcpProvider:
     #: The name the manager reports for this provider.
     name: Final = "acp"
 
+    @staticmethod
+    def available() -> bool:
+        """Never chosen implicitly: an ACP agent names it (use("acp"))."""
+        return False
+
     def __init__(self, *, notes: bool = False) -> None:
         if not isinstance(notes, bool):
             raise TypeError(f"notes must be True or False, got {notes!r}")

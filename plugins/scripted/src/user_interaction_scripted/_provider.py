@@ -41,6 +41,13 @@ class AnswersFileProvider:
     name: Final = "scripted"
     #: Answers do not wait for a human: concurrent asks are answered concurrently.
     serial: Final = False
+    #: Chosen over every terminal or web UI when an answers file is set (SPEC §11).
+    priority: Final = 50
+
+    @staticmethod
+    def available() -> bool:
+        """Only when USER_INTERACTION_ANSWERS names an answers file."""
+        return bool(os.environ.get(ANSWERS_ENV, "").strip())
 
     def __init__(self, path: PathLike | None = None) -> None:
         if path is None:

@@ -434,3 +434,17 @@ def _forget_locked(console: Console) -> None:
     key = id(console.stream)
     if _CONSOLES.get(key) is console:
         del _CONSOLES[key]
+
+
+def readable_stdin() -> bool:
+    """Whether the process's stdin is a terminal or a pipe (a human or a script can type)."""
+    import stat
+
+    stream = sys.stdin
+    if stream is None:
+        return False
+    try:
+        mode = os.fstat(stream.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):  # closed, or no descriptor at all
+        return False
+    return os.isatty(stream.fileno()) or stat.S_ISFIFO(mode)

@@ -78,6 +78,13 @@ class StdioProvider:
     serial: Final = True
     #: The name the manager reports for this provider.
     name: Final = "stdio"
+    #: Below the full-screen terminal UI, above the web page (SPEC §11).
+    priority: Final = 10
+
+    @staticmethod
+    def available() -> bool:
+        """Only when stdin is a terminal or a pipe."""
+        return _console.readable_stdin()
 
     def __init__(self, input: TextIO | None = None, output: TextIO | None = None) -> None:
         self._input = input

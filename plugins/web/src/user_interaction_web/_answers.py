@@ -81,6 +81,8 @@ def read_answer(questions: Sequence[AskUserQuestionItem], raw: object) -> AskUse
 
 
 def _check(question: AskUserQuestionItem, item: AskUserQuestionAnswerItem, path: str) -> None:
+    """Refuse (422, with the path) what the manager would call ``INVALID_ANSWER``: the page
+    can then say so while the ask stays open, instead of failing it."""
     if item.selected and not question.options:
         raise Refused(422, f"{path}.selected: question {question.id!r} has no options")
     offered = {option.label for option in question.options}
@@ -97,3 +99,8 @@ def _check(question: AskUserQuestionItem, item: AskUserQuestionAnswerItem, path:
             raise Refused(422, f"{path}.custom: custom text replaces a choice; select nothing")
         if not item.custom.strip():
             raise Refused(422, f"{path}.custom: blank")
+    if item.notes is not None:  # beside a selection, never instead of one (SPEC §2)
+        if not item.notes.strip():
+            raise Refused(422, f"{path}.notes: blank")
+        if not item.selected:
+            raise Refused(422, f"{path}.notes: notes go beside a selection; nothing is selected")

@@ -33,6 +33,287 @@
     document.title = n ? `(${n}) ${n === 1 ? "question" : "questions"} · user-interaction` : "user-interaction";
   }
 
+  // -- Markdown, for option previews ------------------------------------------------------
+  // A small renderer that builds nodes with createElement and textContent only: HTML in
+  // the Markdown stays literal text, links show their address and are never followed (no
+  // <a>), images show as text (no <img>). Paragraphs, ATX headings, fenced code, block
+  // quotes, lists, tables, rules; inline code, strong, emphasis, strikethrough, links.
+
+  const MAX_DEPTH = 8; // deeper nesting renders as text, so no input can exhaust the stack
+  const REACH = 1000; // how far inline markup may span: keeps unclosed markers from costing n²
+  const FENCE = /^( {0,3})(`{3,}|~{3,})(.*)$/;
+  const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
+  const RULE = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
+  const QUOTE = /^ {0,3}> ?(.*)$/;
+  const ITEM = /^( {0,3})([-*+]|\d{1,9}[.)])(?:([ \t]+)(.*))?$/;
+  const TABLE_RULE = /^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
+
+  function renderMarkdown(source) {
+    const root = el("div", { className: "markdown" });
+    root.append(...blocks(source.replace(/\r\n?/g, "\n").split("\n"), 0));
+    return root;
+  }
+
+  function startsBlock(line, next) {
+    return (
+      FENCE.test(line) ||
+      HEADING.test(line) ||
+      RULE.test(line) ||
+      QUOTE.test(line) ||
+      ITEM.test(line) ||
+      (line.includes("|") && next !== undefined && TABLE_RULE.test(next))
+    );
+  }
+
+  function blocks(lines, depth) {
+    const nodes = [];
+    let i = 0;
+    while (i < lines.length) {
+      const line = lines[i];
+      let m;
+      if (!line.trim()) {
+        i += 1;
+      } else if (depth >= MAX_DEPTH) {
+        nodes.push(el("p", { text: lines.slice(i).join("\n") }));
+        break;
+      } else if ((m = FENCE.exec(line)) && !(m[2][0] === "`" && m[3].includes("`"))) {
+        const [, indent, fence, info] = m;
+        const body = [];
+        i += 1;
+        while (i < lines.length) {
+          const close = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(lines[i]);
+          if (close && close[1][0] === fence[0] && close[1].length >= fence.length) break;
+          body.push(lines[i].replace(new RegExp(`^ {0,${indent.length}}`), ""));
+          i += 1;
+        }
+        i += 1; // the closing fence (or the end)
+        const code = el("code", { text: body.join("\n") });
+        const language = info.trim().split(/\s+/)[0];
+        nodes.push(el("pre", { "data-language": language || undefined }, code));
+      } else if ((m = HEADING.exec(line))) {
+        const level = Math.min(6, m[1].length + 2); // under the page's h1 and the question
+        const heading = el(`h${level}`, { className: "md-heading" });
+        heading.append(...inline(m[2] || "", depth));
+        nodes.push(heading);
+        i += 1;
+      } else if (RULE.test(line)) {
+        nodes.push(el("hr"));
+        i += 1;
+      } else if (QUOTE.test(line)) {
+        const quoted = [];
+        while (i < lines.length && (m = QUOTE.exec(lines[i]))) {
+          quoted.push(m[1]);
+          i += 1;
+        }
+        nodes.push(el("blockquote", {}, ...blocks(quoted, depth + 1)));
+      } else if (ITEM.test(line)) {
+        i = listBlock(lines, i, depth, nodes);
+      } else if (line.includes("|") && i + 1 < lines.length && TABLE_RULE.test(lines[i + 1])) {
+        i = tableBlock(lines, i, depth, nodes);
+      } else {
+        const text = [line.trim()];
+        i += 1;
+        while (i < lines.length && lines[i].trim() && !startsBlock(lines[i], lines[i + 1])) {
+          text.push(lines[i].trim());
+          i += 1;
+        }
+        const paragraph = el("p");
+        paragraph.append(...inline(text.join("\n"), depth));
+        nodes.push(paragraph);
+      }
+    }
+    return nodes;
+  }
+
+  // One list (bullets or numbers) from lines[i]; returns the index after it.
+  function listBlock(lines, i, depth, nodes) {
+    const first = ITEM.exec(lines[i]);
+    const ordered = /\d/.test(first[2]);
+    const marker = first[2].slice(-1); // "-", "*", "+", "." or ")": another one ends the list
+    const sameList = (m) => m !== null && /\d/.test(m[2]) === ordered && m[2].slice(-1) === marker;
+    const items = [];
+    let item = null;
+    while (i < lines.length) {
+      const line = lines[i];
+      const m = ITEM.exec(line);
+      if (sameList(m) && (item === null || m[1].length < item.width)) {
+        item = { width: m[1].length + m[2].length + Math.min((m[3] || " ").length, 4), lines: [m[4] || ""] };
+        items.push(item);
+      } else if (!line.trim()) {
+        const next = lines.slice(i + 1).find((l) => l.trim());
+        if (next === undefined) break;
+        const indent = next.length - next.trimStart().length;
+        if (indent < item.width && !sameList(ITEM.exec(next))) break;
+        item.lines.push("");
+      } else if (line.length - line.trimStart().length >= item.width) {
+        item.lines.push(line.slice(item.width));
+      } else if (!startsBlock(line, lines[i + 1]) && item.lines[item.lines.length - 1].trim()) {
+        item.lines.push(line.trim()); // a lazy continuation of the item's paragraph
+      } else {
+        break;
+      }
+      i += 1;
+    }
+    const node = el(ordered ? "ol" : "ul", {}, ...items.map((each) => renderItem(each, depth)));
+    const start = parseInt(first[2], 10);
+    if (ordered && start !== 1) node.setAttribute("start", String(start));
+    nodes.push(node);
+    return i;
+  }
+
+  function renderItem(item, depth) {
+    const li = el("li");
+    const content = blocks(item.lines, depth + 1);
+    if (content.length === 1 && content[0].tagName === "P") li.append(...content[0].childNodes);
+    else li.append(...content);
+    return li;
+  }
+
+  function cells(line) {
+    let row = line.trim();
+    if (row.startsWith("|")) row = row.slice(1);
+    if (row.endsWith("|") && !row.endsWith("\\|")) row = row.slice(0, -1);
+    return row.split(/(?<!\\)\|/).map((cell) => cell.trim().replace(/\\\|/g, "|"));
+  }
+
+  function tableBlock(lines, i, depth, nodes) {
+    const head = cells(lines[i]);
+    const aligns = cells(lines[i + 1]).map((rule) =>
+      rule.endsWith(":") ? (rule.startsWith(":") ? "center" : "right") : rule.startsWith(":") ? "left" : null,
+    );
+    const row = (values, tag) => {
+      const tr = el("tr");
+      head.forEach((_, column) => {
+        const cell = el(tag, { className: aligns[column] ? `align-${aligns[column]}` : undefined });
+        cell.append(...inline(values[column] || "", depth));
+        tr.append(cell);
+      });
+      return tr;
+    };
+    const body = el("tbody");
+    i += 2;
+    while (i < lines.length && lines[i].trim() && lines[i].includes("|")) {
+      body.append(row(cells(lines[i]), "td"));
+      i += 1;
+    }
+    nodes.push(el("div", { className: "table" }, el("table", {}, el("thead", {}, row(head, "th")), body)));
+    return i;
+  }
+
+  // Inline Markdown as nodes: text, <code>, <strong>, <em>, <del>, and links as text.
+  function inline(text, depth) {
+    const nodes = [];
+    let plain = "";
+    const flush = () => {
+      if (plain) nodes.push(document.createTextNode(plain));
+      plain = "";
+    };
+    const wrap = (tag, inner, className) => {
+      flush();
+      const node = el(tag, { className });
+      node.append(...(depth + 1 >= MAX_DEPTH ? [inner] : inline(inner, depth + 1)));
+      nodes.push(node);
+    };
+    let i = 0;
+    while (i < text.length) {
+      const rest = text.slice(i, i + REACH);
+      const before = i ? text[i - 1] : " ";
+      let m;
+      if (rest[0] === "\\" && /^\\[!-/:-@[-`{-~]/.test(rest)) {
+        plain += rest[1];
+        i += 2;
+      } else if (rest[0] === "`") {
+        // a code span runs to the next run of exactly as many backticks, else it is text
+        const open = /^`+/.exec(rest)[0].length;
+        const closer = new RegExp(`(?<!\`)\`{${open}}(?!\`)`, "g");
+        closer.lastIndex = open;
+        const close = closer.exec(rest);
+        if (close) {
+          flush();
+          let code = rest.slice(open, close.index).replace(/\n/g, " ");
+          if (/^ .*[^ ].* $/.test(code)) code = code.slice(1, -1);
+          nodes.push(el("code", { text: code }));
+          i += close.index + open;
+        } else {
+          plain += rest.slice(0, open);
+          i += open;
+        }
+      } else if (rest[0] === "!" && rest[1] === "[" && (m = linkAt(rest.slice(1)))) {
+        flush();
+        const image = el("span", { className: "md-link md-image" });
+        image.append(el("span", { text: `image: ${m.label || "(no description)"}` }));
+        if (m.url) image.append(el("span", { className: "md-url", text: m.url }));
+        nodes.push(image);
+        i += 1 + m.length;
+      } else if (rest[0] === "[" && (m = linkAt(rest))) {
+        flush();
+        const node = el("span", { className: "md-link" });
+        node.append(...(depth + 1 >= MAX_DEPTH ? [m.label] : inline(m.label, depth + 1)));
+        if (m.url && m.url !== m.label) node.append(el("span", { className: "md-url", text: m.url }));
+        nodes.push(node);
+        i += m.length;
+      } else if ((m = /^<([a-zA-Z][a-zA-Z0-9+.-]{1,31}:[^\s<>]*)>/.exec(rest))) {
+        flush();
+        nodes.push(el("span", { className: "md-link md-url", text: m[1] }));
+        i += m[0].length;
+      } else if ((m = /^(\*\*|__)(?=\S)([\s\S]*?\S)\1/.exec(rest)) && (m[1] === "**" || !/\w/.test(before))) {
+        wrap("strong", m[2]);
+        i += m[0].length;
+      } else if ((m = /^~~(?=\S)([\s\S]*?\S)~~/.exec(rest))) {
+        wrap("del", m[1]);
+        i += m[0].length;
+      } else if (
+        (m = /^([*_])(?=[^\s*_])([\s\S]*?[^\s\\])\1(?![*_\w])/.exec(rest)) &&
+        (m[1] === "*" || !/\w/.test(before))
+      ) {
+        wrap("em", m[2]);
+        i += m[0].length;
+      } else {
+        // copy up to the next character that could start something
+        const next = rest.slice(1).search(/[\\`![<*_~]/);
+        const length = next < 0 ? rest.length : next + 1;
+        plain += rest.slice(0, length);
+        i += length;
+      }
+    }
+    flush();
+    return nodes;
+  }
+
+  // "[label](url "title")" at the start of text: {label, url, length}, or null.
+  function linkAt(text) {
+    let depth = 0;
+    let end = -1;
+    for (let i = 0; i < text.length; i += 1) {
+      const c = text[i];
+      if (c === "\\") i += 1;
+      else if (c === "`") {
+        const close = text.indexOf("`", i + 1);
+        if (close < 0) break;
+        i = close;
+      } else if (c === "[") depth += 1;
+      else if (c === "]" && --depth === 0) {
+        end = i;
+        break;
+      }
+    }
+    if (end < 0 || text[end + 1] !== "(") return null;
+    let parens = 0;
+    for (let i = end + 2; i < text.length; i += 1) {
+      const c = text[i];
+      if (c === "\\") i += 1;
+      else if (c === "(") parens += 1;
+      else if (c === ")" && parens-- === 0) {
+        let target = text.slice(end + 2, i).trim();
+        const titled = /^(\S+)\s+(?:"[^"]*"|'[^']*'|\([^)]*\))$/.exec(target);
+        if (titled) target = titled[1];
+        if (target.startsWith("<") && target.endsWith(">")) target = target.slice(1, -1);
+        return { label: text.slice(1, end), url: target, length: i + 1 };
+      } else if (c === "\n") return null;
+    }
+    return null;
+  }
+
   // -- rendering ----------------------------------------------------------------------
 
   function renderQuestion(askId, question, index) {
@@ -54,7 +335,8 @@
       return fieldset;
     }
     const type = question.multiSelect ? "checkbox" : "radio";
-    options.forEach((option, i) => {
+    const choices = el("div", { className: "choices" });
+    const inputs = options.map((option, i) => {
       const id = `${name}-${i}`;
       const input = el("input", { type, id, name, className: "choice" });
       input.value = option.label;
@@ -63,7 +345,8 @@
         input.setAttribute("aria-describedby", `${id}-d`);
         row.append(el("div", { id: `${id}-d`, className: "description", text: option.description }));
       }
-      fieldset.append(row);
+      choices.append(row);
+      return input;
     });
     const otherId = `${name}-other`;
     const other = el("input", { type, id: otherId, name, className: "other-choice" });
@@ -74,18 +357,35 @@
       placeholder: question.multiSelect ? "Your own answer (replaces the choices)" : "Your own answer",
       autocomplete: "off",
     });
+    const notesId = `${name}-notes`;
+    const notes = el("textarea", {
+      id: notesId,
+      className: "notes",
+      rows: 2,
+      placeholder: "Sent with the option you pick, e.g. “but pin the version”",
+      "aria-describedby": `${notesId}-hint`,
+    });
+    const notesHint = el("p", { id: `${notesId}-hint`, className: "hint warning" });
     const sync = () => {
       if (other.checked) fieldset.dataset.other = "";
       else delete fieldset.dataset.other;
+      // notes go beside a chosen option: say so as soon as they have nothing to go with
+      const orphan = Boolean(notes.value.trim()) && (other.checked || !inputs.some((input) => input.checked));
+      if (orphan) notes.setAttribute("aria-invalid", "true");
+      else notes.removeAttribute("aria-invalid");
+      notesHint.hidden = !orphan;
+      notesHint.textContent = !orphan
+        ? ""
+        : other.checked
+          ? "Your own answer replaces the choice, so notes cannot go with it: write everything there."
+          : "Pick an option for these notes to go with.";
     };
     text.addEventListener("input", () => {
-      if (text.value.trim() && !other.checked) {
-        other.checked = true;
-        sync();
-      }
+      if (text.value.trim() && !other.checked) other.checked = true;
     });
     fieldset.addEventListener("change", sync);
-    fieldset.append(
+    fieldset.addEventListener("input", sync);
+    choices.append(
       el(
         "div",
         { className: "option other" },
@@ -95,7 +395,76 @@
         text,
       ),
     );
+    if (options.some((option) => option.preview)) {
+      fieldset.classList.add("has-preview");
+      fieldset.append(el("div", { className: "choice-area" }, choices, renderPreviews(name, options, inputs)));
+    } else {
+      fieldset.append(choices);
+    }
+    fieldset.append(
+      el("div", { className: "notes-box" }, el("label", { for: notesId, text: "Notes (optional)" }), notes, notesHint),
+    );
+    sync();
     return fieldset;
+  }
+
+  // The preview panel of a question: the Markdown of the option the pointer is over, else
+  // of the focused one, else of the last one checked, else of the first.
+  function renderPreviews(name, options, inputs) {
+    const panel = el("div", { className: "preview", id: `${name}-preview`, role: "region", "aria-label": "Preview" });
+    const title = el("p", { className: "preview-title" });
+    const body = el("div", { className: "preview-body" });
+    panel.append(title, body);
+    const rendered = new Map(); // option index -> its Markdown, rendered once when first shown
+    let hovered = null;
+    let focused = null;
+    let checked = null;
+    const show = () => {
+      let index = hovered ?? focused;
+      if (index === null) {
+        if (checked === null || !inputs[checked].checked) {
+          const first = inputs.findIndex((input) => input.checked);
+          checked = first >= 0 ? first : null;
+        }
+        index = checked ?? 0;
+      }
+      if (panel.dataset.option === String(index)) return;
+      panel.dataset.option = String(index);
+      const option = options[index];
+      title.replaceChildren("Preview of ", el("strong", { text: option.label }));
+      if (!option.preview) {
+        body.replaceChildren(el("p", { className: "preview-none", text: "This option has no preview." }));
+        return;
+      }
+      if (!rendered.has(index)) rendered.set(index, renderMarkdown(option.preview));
+      body.replaceChildren(rendered.get(index));
+    };
+    inputs.forEach((input, i) => {
+      if (options[i].preview) input.setAttribute("aria-details", panel.id);
+      const row = input.parentElement;
+      row.addEventListener("mouseenter", () => {
+        hovered = i;
+        show();
+      });
+      row.addEventListener("mouseleave", () => {
+        hovered = null;
+        show();
+      });
+      input.addEventListener("focus", () => {
+        focused = i;
+        show();
+      });
+      input.addEventListener("blur", () => {
+        focused = null;
+        show();
+      });
+      input.addEventListener("change", () => {
+        if (input.checked) checked = i;
+        show();
+      });
+    });
+    show();
+    return panel;
   }
 
   function renderAsk(ask) {
@@ -135,6 +504,8 @@
         continue;
       }
       const other = fieldset.querySelector("input.other-choice");
+      const notesBox = fieldset.querySelector("textarea.notes");
+      const notes = notesBox.value.trim();
       if (other.checked) {
         const input = fieldset.querySelector("input.other-text");
         const text = input.value.trim();
@@ -143,11 +514,22 @@
           input.focus();
           return null;
         }
+        if (notes) {
+          showError(form, "Notes go beside a chosen option, and your own answer replaces the choice: write everything in your answer, or clear the notes.");
+          notesBox.focus();
+          return null;
+        }
         answers.push({ id: question.id, selected: [], custom: text });
         continue;
       }
       const selected = [...fieldset.querySelectorAll("input.choice:checked")].map((input) => input.value);
-      answers.push({ id: question.id, selected }); // DOM order is the offered order
+      if (notes && !selected.length) {
+        showError(form, "Notes go beside a chosen option: pick one for them, or clear the notes.");
+        notesBox.focus();
+        return null;
+      }
+      // DOM order is the offered order; notes travel only beside a selection (SPEC §2)
+      answers.push(notes ? { id: question.id, selected, notes } : { id: question.id, selected });
     }
     return answers;
   }
