@@ -37,6 +37,7 @@ try:
         AskUserQuestionRequest,
         UserInteraction,
     )
+    from user_interaction._ask import Ask  # the one ask path, for the "before" baseline
 except Exception:  # nothing to measure, but a report still exits 0
     traceback.print_exc()
     print("bench: user_interaction does not import; nothing was measured")
@@ -564,14 +565,13 @@ class Count:
         self.count += 1
 
 
-async def loop_before(ui: UserInteraction, request: AskUserQuestionRequest, n: int) -> float:
-    """The ask path as it was before extensions existed: the checks, then ``Ask``."""
-    from user_interaction._ask import Ask
+class Before(UserInteraction):
+    """``ask()`` as it was before extensions existed: the checks, then ``Ask``."""
 
-    start = perf_counter()
-    for _ in range(n):
-        await Ask(ui._precheck(request, None), request, None).run()
-    return perf_counter() - start
+    async def ask(
+        self, request: AskUserQuestionRequest, *, timeout: float | None = None
+    ) -> AskUserQuestionAnswer:
+        return await Ask(self._precheck(request, timeout), request, timeout).run()
 
 
 EXTENSION_CASES = (
@@ -584,6 +584,8 @@ EXTENSION_CASES = (
 
 
 async def measure_extension_asks(cfg: Config) -> Samples:
+    before = Before()
+    before.register_provider(AsyncProvider())
     plain = UserInteraction()
     plain.register_provider(AsyncProvider())
     both = UserInteraction()
@@ -594,12 +596,12 @@ async def measure_extension_asks(cfg: Config) -> Samples:
     observed = UserInteraction()
     observed.register_provider(AsyncProvider())
     observed.add_extension(Count())
-    for ui in (plain, both, observed):
+    for ui in (before, plain, both, observed):
         assert await ui.ask(REQUEST) == ANSWER
     assert counter.count == 1
     assert not plain._extended
     cases: dict[str, Callable[[], Any]] = {
-        "before": lambda: loop_before(plain, REQUEST, cfg.ask_n),
+        "before": lambda: loop_ask(before, REQUEST, cfg.ask_n),
         "none": lambda: loop_ask(plain, REQUEST, cfg.ask_n),
         "both": lambda: loop_ask(both, REQUEST, cfg.ask_n),
         "observer": lambda: loop_ask(observed, REQUEST, cfg.ask_n),
@@ -618,7 +620,7 @@ async def measure_extension_asks(cfg: Config) -> Samples:
                 gc.enable()
             samples.add(name, total, cfg.ask_n)
             await asyncio.sleep(0)
-    for ui in (plain, both, observed):
+    for ui in (before, plain, both, observed):
         ui.close()
     return samples
 

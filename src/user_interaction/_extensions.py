@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import sys
 from contextvars import ContextVar
+from operator import itemgetter
 from threading import RLock
 from time import perf_counter
 from types import ModuleType
@@ -229,14 +230,15 @@ def autoloaded(info: ExtensionInfo) -> bool:
 class _Record:
     """What the chain's innermost call learnt during one ask."""
 
-    __slots__ = ("answer", "asked", "provider", "request", "signal")
+    __slots__ = ("answer", "asked", "only", "provider", "request", "signal")
 
     def __init__(self, request: AskUserQuestionRequest) -> None:
         self.request = request  # the caller's, already validated
         self.signal: AbortSignal | None = None  # fires when the caller stops waiting
         self.provider: str | None = None
         self.answer: AskUserQuestionAnswer | None = None  # the provider's validated answer
-        self.asked: list[AskUserQuestionRequest] = []
+        self.only: AskUserQuestionRequest | None = None  # the one request the provider got
+        self.asked: list[AskUserQuestionRequest] = []  # every request, when more than one
 
 
 _RECORD: ContextVar[_Record] = ContextVar("user_interaction_ask")
@@ -258,8 +260,12 @@ def _observer_call(function: Callable[..., Any], argnames: tuple[str, ...]) -> C
     """``function`` called with the five ``ask_finished`` arguments, positionally."""
     if argnames == _FINISHED_ARGS:
         return function
-    picks = [_FINISHED_ARGS.index(name) for name in argnames]
-    return lambda *arguments: function(*[arguments[index] for index in picks])
+    if not argnames:
+        return lambda *arguments: function()
+    pick = itemgetter(*[_FINISHED_ARGS.index(name) for name in argnames])
+    if len(argnames) == 1:
+        return lambda *arguments: function(pick(arguments))
+    return lambda *arguments: function(*pick(arguments))
 
 
 class Extensions:
@@ -422,9 +428,17 @@ class Extensions:
                     INVALID_REQUEST,
                 )
             validate_request(request)
-        registration = self._ui._registration()
+        registration = self._ui._active
+        if registration is None:
+            registration = self._ui._registration()  # raises NO_PROVIDER
         record.provider = registration.name
-        record.asked.append(request)
+        if record.only is None and not record.asked:
+            record.only = request  # the common case: one request reaches the provider
+        else:  # a wrapper asked more than once: keep them all
+            if record.only is not None:
+                record.asked.append(record.only)
+                record.only = None
+            record.asked.append(request)
         signal = record.signal
         if signal is not None and request.signal is not signal:
             if request.signal is not None and request.signal is not record.request.signal:
@@ -460,15 +474,16 @@ class Extensions:
             return await Ask(ui._registration(), request, timeout).run()
         started = perf_counter()
         chain = self._chain
-        record = _Record(request)
+        provider = None
         try:
             if self._failure is not None:
                 raise self._failure
             if chain is None:  # observers only: the plain path, timed
                 registration = ui._registration()
-                record.provider = registration.name
+                provider = registration.name
                 answer = await Ask(registration, request, timeout).run()
             else:
+                record = _Record(request)
                 controller = None
                 if timeout is not None or request.signal is not None:
                     controller = AbortController()
@@ -487,13 +502,15 @@ class Extensions:
                     raise self._blame(exc) from exc
                 finally:
                     _RECORD.reset(token)
-                answer = _checked(record, answer)
+                    provider = record.provider
+                if answer is not record.answer or record.only is not request:
+                    answer = _checked(record, answer)
         except BaseException as exc:
             if self._observers:
-                self._observe(request, None, exc, record.provider, started, finished=finished)
+                self._observe(request, None, exc, provider, started, finished=finished)
             raise
         if self._observers:
-            self._observe(request, answer, None, record.provider, started, finished=finished)
+            self._observe(request, answer, None, provider, started, finished=finished)
         return answer
 
     def _blame(self, exc: Exception) -> UserInteractionError:
@@ -580,15 +597,21 @@ class Extensions:
         *,
         finished: list[Finished] | None,
     ) -> None:
+        seconds = perf_counter() - started
         if error is not None and not isinstance(error, UserInteractionError):
             if not isinstance(error, _aio().CancelledError):
                 return  # KeyboardInterrupt, SystemExit: not an outcome of the ask
             error = _caller_left()
-        arguments = (request, answer, error, provider, perf_counter() - started)
-        if finished is None:
-            self.notify(arguments)
-        else:
-            finished.append(arguments)
+        if finished is not None:
+            finished.append((request, answer, error, provider, seconds))
+            return
+        for name, call in self._observers:
+            try:
+                result = call(request, answer, error, provider, seconds)
+                if result is not None and hasattr(result, "__await__"):
+                    self._in_background(name, result, None)
+            except Exception:
+                _logger().exception("ask_finished of extension %r failed", name)
 
     def notify(self, arguments: Finished, loop: Any = None) -> None:
         """Tell every ``ask_finished`` observer; what one raises is logged and ignored.
@@ -632,7 +655,7 @@ def _checked(record: _Record, answer: object) -> AskUserQuestionAnswer:
     """The chain's answer checked against the caller's request (unless it is the
     provider's, already checked against that very request)."""
     request = record.request
-    if answer is record.answer and len(record.asked) == 1 and record.asked[0] is request:
+    if answer is record.answer and record.only is request:
         return answer  # type: ignore[return-value]
     try:
         checked = validate_answer(request, answer)
@@ -651,7 +674,8 @@ def _checked(record: _Record, answer: object) -> AskUserQuestionAnswer:
 def _dropped(record: _Record, answer: AskUserQuestionAnswer) -> UserInteractionError | None:
     """``INVALID_ANSWER`` if a question neither reached the provider nor got an answer."""
     answered = {item.id for item in answer.answers}
-    asked = {item.id for request in record.asked for item in request.questions}
+    requests = record.asked if record.only is None else [record.only]
+    asked = {item.id for request in requests for item in request.questions}
     missing = [
         item.id
         for item in record.request.questions

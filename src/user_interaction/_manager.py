@@ -283,7 +283,10 @@ class UserInteraction(_Prompts):
     def _precheck(self, request: AskUserQuestionRequest, timeout: float | None) -> Registration:
         """The checks before any provider is asked, in the order SPEC §6 gives."""
         self._check(request, timeout)
-        return self._registration()
+        registration = self._active
+        if registration is None:
+            raise _no_provider()
+        return registration
 
     def _check(self, request: AskUserQuestionRequest, timeout: float | None) -> None:
         """The checks of the caller's request (and timeout), before any extension runs."""
@@ -305,9 +308,7 @@ class UserInteraction(_Prompts):
         """The active registration, or ``NO_PROVIDER``."""
         registration = self._active
         if registration is None:
-            raise UserInteractionError(
-                "No provider is active: register one or call use().", NO_PROVIDER
-            )
+            raise _no_provider()
         return registration
 
     async def ask(
@@ -402,6 +403,10 @@ class UserInteraction(_Prompts):
                 self._runner = LoopThread()
                 self._finalizer = weakref.finalize(self, stop_loop_thread, self._runner)
             return self._runner
+
+
+def _no_provider() -> UserInteractionError:
+    return UserInteractionError("No provider is active: register one or call use().", NO_PROVIDER)
 
 
 def _check_timeout(timeout: float) -> None:
