@@ -8,8 +8,10 @@ answered, dismissed, or cancelled from outside (abort, timeout, disposal).
 
 from __future__ import annotations
 
+import asyncio
 import os
-from typing import Any, Callable, Final, TextIO, cast
+import threading
+from typing import TYPE_CHECKING, Any, Callable, Final, TextIO, cast
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
@@ -44,6 +46,9 @@ from user_interaction import (
 
 from . import _view
 from ._form import CANCEL, Field, Form, Outcome
+
+if TYPE_CHECKING:
+    from user_interaction import AbortSignal
 
 __all__ = ["SIDE_BY_SIDE", "Screen", "run"]
 
@@ -269,7 +274,43 @@ def _app_rows() -> int:
     return get_app().output.get_size().rows
 
 
-def build(form: Form, stdin: TextIO, stdout: TextIO) -> Application[AskUserQuestionAnswer]:
+class _Gate:
+    """The terminal's output stream, until :meth:`close`: from then on writes are dropped.
+
+    An ask that ends from outside (abort, timeout, disposal) takes its screen away at
+    once, before the caller goes on; whatever prompt_toolkit still draws while its task
+    unwinds must not reach the terminal the caller is using again."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self.closed = False
+
+    @property
+    def encoding(self) -> str:
+        return getattr(self._stream, "encoding", None) or "utf-8"
+
+    def write(self, text: str) -> int:
+        if self.closed:
+            return len(text)
+        return self._stream.write(text)
+
+    def flush(self) -> None:
+        if not self.closed:
+            self._stream.flush()
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def build(
+    form: Form, stdin: TextIO, stdout: TextIO
+) -> tuple[Application[AskUserQuestionAnswer], Screen]:
     """The application showing ``form`` on the terminal of ``stdin`` and ``stdout``."""
     screen = Screen(form)
     no_color = bool(os.environ.get("NO_COLOR"))
@@ -286,23 +327,51 @@ def build(form: Form, stdin: TextIO, stdout: TextIO) -> Application[AskUserQuest
     )
     app.ttimeoutlen = ESCAPE_WAIT
     screen.sync(app)  # a free-text question starts with its field open
-    return app
+    return app, screen
 
 
-async def run(form: Form, stdin: TextIO, stdout: TextIO) -> AskUserQuestionAnswer:
+async def run(
+    form: Form, stdin: TextIO, stdout: TextIO, signal: AbortSignal
+) -> AskUserQuestionAnswer:
     """Show ``form`` until it is answered (its answer) or dismissed (``ASK_CANCELLED``).
 
-    Keys typed before the first frame are dropped. Cancelling the caller's task takes the
-    screen away at once; the terminal's settings are restored in every case.
+    Keys typed before the first frame are dropped. When ``signal`` fires, the screen goes
+    away and the terminal's settings come back at once, before the caller hears of it;
+    they are restored again when the application has unwound, in every case.
     """
-    app = build(form, stdin, stdout)
+    gate = _Gate(stdout)
+    app, screen = build(form, stdin, cast("TextIO", gate))
     fd = _fileno(stdin)
     saved = _terminal_state(fd)
+    loop = asyncio.get_running_loop()
+    loop_thread = threading.get_ident()
 
     def before_first_frame() -> None:
         clear_typeahead(app.input)  # keys prompt_toolkit kept from an earlier application
         _flush_input(fd)  # keys typed while no question was on screen
 
+    def take_down() -> None:
+        if gate.closed:
+            return
+        screen.done = True  # keys still arriving change nothing
+        if app.is_running:
+            try:
+                app.renderer.reset()  # leaves the alternate screen, shows the cursor
+            except Exception:  # a terminal that went away: nothing left to clean
+                pass
+        gate.close()
+        _restore_terminal(fd, saved)
+
+    def on_signal() -> None:
+        if threading.get_ident() == loop_thread:
+            take_down()
+        else:
+            try:
+                loop.call_soon_threadsafe(take_down)
+            except RuntimeError:  # the loop is closed
+                pass
+
+    remove = signal.add_callback(on_signal)
     try:
         return await app.run_async(
             pre_run=before_first_frame, set_exception_handler=False, handle_sigint=False
@@ -310,6 +379,8 @@ async def run(form: Form, stdin: TextIO, stdout: TextIO) -> AskUserQuestionAnswe
     except EOFError:
         raise UserInteractionError("End of input: no answer can be read.", ASK_ABORTED) from None
     finally:
+        remove()
+        gate.close()
         clear_typeahead(app.input)
         _restore_terminal(fd, saved)
 

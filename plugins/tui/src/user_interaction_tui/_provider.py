@@ -87,7 +87,7 @@ class TuiProvider:
             stdin = sys.stdin if self._input is None else self._input
             stdout = sys.stdout if self._output is None else self._output
             form = Form(request.questions)
-            return await signal.race(_app.run(form, stdin, stdout))
+            return await signal.race(_app.run(form, stdin, stdout, signal))
         finally:
             with self._lock:
                 self._stops.discard(stop)
