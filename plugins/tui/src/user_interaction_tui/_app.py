@@ -19,6 +19,7 @@ from prompt_toolkit.data_structures import Point
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.formatted_text.utils import split_lines
 from prompt_toolkit.input import create_input
 from prompt_toolkit.input.typeahead import clear_typeahead
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -32,7 +33,12 @@ from prompt_toolkit.layout import (
     Window,
 )
 from prompt_toolkit.layout.containers import Container
-from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+from prompt_toolkit.layout.controls import (
+    BufferControl,
+    FormattedTextControl,
+    UIContent,
+    UIControl,
+)
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.output import ColorDepth, create_output
 from prompt_toolkit.styles import Style
@@ -90,12 +96,7 @@ class Screen:
         self._drawn: tuple[int, _view.Body] = (-1, _view.Body([], 0, []))
         self._field: Field | None = None
         self.body_window = Window(
-            FormattedTextControl(
-                _styled(lambda: self.body().fragments),
-                focusable=True,
-                show_cursor=False,
-                get_cursor_position=lambda: Point(0, self.body().cursor_line),
-            ),
+            _BodyControl(self),
             wrap_lines=True,
             get_line_prefix=self._indent,
             scroll_offsets=ScrollOffsets(top=1, bottom=2),
@@ -255,6 +256,34 @@ class Screen:
         elif field is None and self._field is not None:
             app.layout.focus(self.body_window)
         self._field = field
+
+
+class _BodyControl(UIControl):
+    """The option rows: split into lines once per change of the form, not per frame (a
+    question with 500 options redraws in a few milliseconds)."""
+
+    def __init__(self, screen: Screen) -> None:
+        self._screen = screen
+        self._content: tuple[int, UIContent | None] = (-1, None)
+
+    def is_focusable(self) -> bool:
+        return True
+
+    def create_content(self, width: int, height: int) -> UIContent:
+        version, content = self._content
+        if content is None or version != self._screen.form.version:
+            body = self._screen.body()
+            lines = list(split_lines(cast("StyleAndTextTuples", body.fragments)))
+            if lines and not lines[-1]:
+                lines.pop()  # the line break after the last row
+            content = UIContent(
+                get_line=lines.__getitem__,
+                line_count=len(lines),
+                cursor_position=Point(0, body.cursor_line),
+                show_cursor=False,
+            )
+            self._content = (self._screen.form.version, content)
+        return content
 
 
 def _styled(get: Callable[[], list[tuple[str, str]]]) -> Callable[[], StyleAndTextTuples]:
