@@ -7,6 +7,7 @@ import os
 import queue
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -110,6 +111,28 @@ def command(kind: str = "module") -> list[str]:
     return [sys.executable, "-m", "user_interaction"]
 
 
+# Restores the default SIGINT disposition, then becomes the real child (same process).
+_SIGINT_DEFAULT = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.argv[1], sys.argv[1:])"
+)
+
+
+def with_default_sigint(argv: list[str]) -> list[str]:
+    """``argv``, started so that Ctrl-C (SIGINT) works in the child even when this process
+    ignores SIGINT.
+
+    A child inherits an ignored SIGINT (a test run started in the background by a
+    non-interactive shell, say), and Python then never installs its KeyboardInterrupt
+    handler: a test that interrupts the child would wait for it in vain. Here the child
+    first restores the default and then executes ``argv`` in place (its pid stays the
+    same), with no ``preexec_fn`` (unsafe while threads run).
+    """
+    if sys.platform == "win32" or signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        return argv
+    return [sys.executable, "-S", "-c", _SIGINT_DEFAULT, *argv]
+
+
 def run(
     *args: str,
     site: Path | None = None,
@@ -121,7 +144,7 @@ def run(
 ) -> subprocess.CompletedProcess[str]:
     """Run the command line to its end behind pipes."""
     return subprocess.run(
-        [*command(kind), *args],
+        with_default_sigint([*command(kind), *args]),
         input=input if input is not None else "",
         capture_output=True,
         text=True,
@@ -136,9 +159,17 @@ def run(
 class Child:
     """A running command line whose stdout is read line by line, with timeouts."""
 
-    def __init__(self, args: list[str], *, env: dict[str, str], cwd: Path | None = None) -> None:
+    def __init__(
+        self,
+        args: list[str],
+        *,
+        env: dict[str, str],
+        cwd: Path | None = None,
+        program: list[str] | None = None,
+    ) -> None:
+        """Start ``program`` (default: the command line) with ``args``."""
         self.process = subprocess.Popen(
-            [*command(), *args],
+            with_default_sigint([*(command() if program is None else program), *args]),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

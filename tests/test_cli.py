@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_support import SCRIPT, child_env, make_site, run, stdio_installed
+from cli_support import SCRIPT, child_env, make_site, run, stdio_installed, with_default_sigint
 
 from user_interaction import ERROR_CODES, PROVIDER_ENV
 from user_interaction.cli import (
@@ -489,7 +489,9 @@ def test_ask_interrupted(site: Path, provider: str) -> None:
     read, write = os.pipe()  # stdin stays open, and nobody answers
     try:
         process = subprocess.Popen(
-            [sys.executable, "-m", "user_interaction", "ask", "Q?", "-o", "A", "-p", provider],
+            with_default_sigint(
+                [sys.executable, "-m", "user_interaction", "ask", "Q?", "-o", "A", "-p", provider]
+            ),
             stdin=read,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

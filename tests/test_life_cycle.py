@@ -496,3 +496,54 @@ def test_reload_with_a_broken_ask_is_reload_failed_and_restores_modules(
             assert sys.modules["edited_provider"] is module
     finally:
         sys.modules.pop("edited_provider", None)
+
+
+def test_the_caller_is_answered_after_the_providers_task_has_unwound() -> None:
+    """A provider restoring a terminal in ``finally`` (even awaiting there) is done before
+    its caller goes on."""
+    restored: list[bool] = []
+
+    class Restores:
+        async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+            try:
+                await asyncio.sleep(3600)
+            finally:
+                await asyncio.sleep(0)  # an await while unwinding
+                restored.append(True)
+            raise AssertionError("unreachable")
+
+    with UserInteraction() as ui:
+        ui.register_provider(Restores())
+
+        async def main() -> None:
+            with pytest.raises(UserInteractionError) as info:
+                await ui.ask(make_request(), timeout=0.05)
+            assert info.value.code == ASK_TIMEOUT
+            assert restored == [True]  # before the caller resumed
+            assert asyncio.all_tasks() == {asyncio.current_task()}
+
+        asyncio.run(main())
+
+
+def test_a_provider_swallowing_its_cancellation_still_loses_to_the_timeout() -> None:
+    class Stubborn:
+        async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+            future = asyncio.get_running_loop().create_future()
+            try:
+                await asyncio.shield(future)
+            except asyncio.CancelledError:
+                await asyncio.sleep(5)  # keeps going for a while after its cancellation
+            return first_choice(request)
+
+    with UserInteraction() as ui:
+        ui.register_provider(Stubborn())
+
+        async def main() -> None:
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            with pytest.raises(UserInteractionError) as info:
+                await ui.ask(make_request(), timeout=0.05)
+            assert info.value.code == ASK_TIMEOUT
+            assert loop.time() - started < 4  # released after the grace, not its 5 s
+
+        asyncio.run(main())

@@ -19,6 +19,7 @@ from user_interaction import (
     PROVIDER_FAILED,
     AbortController,
     AskUserQuestionAnswer,
+    AskUserQuestionItem,
     AskUserQuestionRequest,
     Disposer,
     UserInteraction,
@@ -696,7 +697,7 @@ def test_ask_sync_errors_and_timeout(ui: UserInteraction) -> None:
         ui.ask_sync(make_request())
     assert info.value.code == NO_PROVIDER
     with pytest.raises(UserInteractionError) as info:
-        ui.ask_sync(AskUserQuestionRequest(["x"]))  # type: ignore[list-item]
+        ui.ask_sync(AskUserQuestionRequest([AskUserQuestionItem(" ", "q")]))
     assert info.value.code == INVALID_REQUEST
     ui.register_provider(Stuck())
     started = time.monotonic()

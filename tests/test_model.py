@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 import pytest
 
@@ -265,3 +267,58 @@ def test_notes_from_dict_reports_the_path() -> None:
     # null is the same as absent, as for every optional field
     parsed = AskUserQuestionAnswer.from_dict({"answers": [{"id": "a", "notes": None}]})
     assert parsed.answers[0].notes is None
+
+
+# -- constructors, as a Python user writes them (SPEC §2) ----------------------------------
+
+
+def test_none_means_an_empty_sequence() -> None:
+    item = AskUserQuestionItem("a", "Free text?", options=None)  # type: ignore[arg-type]
+    assert item.options == ()
+    answer = AskUserQuestionAnswerItem("a", selected=None, custom="typed")  # type: ignore[arg-type]
+    assert answer.selected == ()
+
+
+def test_a_plain_string_option_is_an_option_with_that_label() -> None:
+    item = AskUserQuestionItem("pkg", "Which?", options=["pnpm", AskUserQuestionOption("npm")])
+    assert item.options == (AskUserQuestionOption("pnpm"), AskUserQuestionOption("npm"))
+
+
+def test_multi_select_is_a_bool() -> None:
+    item = AskUserQuestionItem("a", "q", options=["x"], multi_select=None)  # type: ignore[arg-type]
+    assert item.multi_select is False
+    with pytest.raises(TypeError, match="multi_select: expected bool, got str"):
+        AskUserQuestionItem("a", "q", options=["x"], multi_select="yes")  # type: ignore[arg-type]
+
+
+WRONG_KINDS: list[tuple[Any, str]] = [
+    (
+        lambda: AskUserQuestionItem("a", "q", options=[1]),
+        r"options\[0\]: expected AskUserQuestionOption or str, got int",
+    ),
+    (
+        lambda: AskUserQuestionItem("a", "q", options="pnpm"),
+        "options: expected a sequence of AskUserQuestionOption, got str",
+    ),
+    (
+        lambda: AskUserQuestionRequest(["not an item"]),
+        r"questions\[0\]: expected AskUserQuestionItem, got str",
+    ),
+    (lambda: AskUserQuestionRequest(None), "questions: expected a sequence"),
+    (
+        lambda: AskUserQuestionAnswerItem("a", selected=[1]),
+        r"selected\[0\]: expected str, got int",
+    ),
+    (
+        lambda: AskUserQuestionAnswer([{"id": "a"}]),
+        r"answers\[0\]: expected AskUserQuestionAnswerItem, got dict",
+    ),
+]
+
+
+@pytest.mark.parametrize(("build", "message"), WRONG_KINDS)
+def test_an_element_of_the_wrong_kind_is_rejected_naming_the_field(
+    build: Any, message: str
+) -> None:
+    with pytest.raises(TypeError, match=message):
+        build()

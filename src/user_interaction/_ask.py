@@ -39,6 +39,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Ask"]
 
+#: How long a caller whose ask ended early waits for the provider's cancelled task to
+#: unwind before it is answered anyway (a provider that swallows its cancellation).
+_UNWIND_GRACE: Final = 0.25
 #: Whether a task can be given the context the provider's first step ran in (3.11+).
 _STEP_FIRST: Final = sys.version_info >= (3, 11)
 
@@ -53,6 +56,8 @@ class Ask:
         "_armed",
         "_awaitable",
         "_controller",
+        "_ending",
+        "_grace",
         "_listener",
         "_loop",
         "_outcome",
@@ -75,6 +80,8 @@ class Ask:
         self._task: asyncio.Task[Outcome] | None = None  # the provider's awaitable, running
         self._awaitable: Any = None
         self._armed = False
+        self._ending: UserInteractionError | None = None  # why the ask ended early, if it did
+        self._grace: asyncio.TimerHandle | None = None
         self._listener: Any = None
         self._timer: asyncio.TimerHandle | None = None
 
@@ -113,7 +120,7 @@ class Ask:
             registration.leave(self)
             if holds_turn:
                 registration.release()
-            if not answered:
+            if not answered and self._ending is None:  # the caller left: end it here
                 self._controller.abort(_caller_left())
                 task = self._task
                 if task is not None:
@@ -219,9 +226,16 @@ class Ask:
             self._settle(outcome)
 
     def _settle(self, outcome: Outcome) -> None:
+        """Hand the caller the provider's outcome, or, once the ask has ended early, the
+        reason it ended (the provider's task has now unwound)."""
+        if self._grace is not None:
+            self._grace.cancel()
         waiting = self._outcome
         if waiting is not None and not waiting.done():
-            waiting.set_result(outcome)
+            if self._ending is not None:
+                waiting.set_exception(self._ending)
+            else:
+                waiting.set_result(outcome)
 
     # -- ending without the provider's answer --------------------------------------------
 
@@ -250,12 +264,19 @@ class Ask:
             pass
 
     def _fail(self, error: UserInteractionError) -> None:
+        if self._ending is None:
+            self._ending = error
+        task = self._task
+        if task is not None and not task.done():
+            # The caller is answered once the provider's task has unwound (its finally
+            # blocks restore what it changed), or after a short grace if it will not.
+            task.cancel()
+            if self._grace is None:
+                self._grace = self._loop.call_later(_UNWIND_GRACE, self._settle, (False, None))
+            return
         waiting = self._outcome
         if waiting is not None and not waiting.done():
-            waiting.set_exception(error)
-        task = self._task
-        if task is not None:
-            task.cancel()
+            waiting.set_exception(self._ending)
 
     def grant(self, registration: Registration) -> bool:
         """Give this queued ask its turn on ``registration``; False if its loop is gone."""

@@ -14,6 +14,7 @@ successful reload instead of failing again at once.
 
 from __future__ import annotations
 
+import _thread
 import importlib
 import importlib.abc
 import importlib.util
@@ -23,12 +24,18 @@ import re
 import sys
 import threading
 import traceback
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Callable, Final, Sequence, TextIO
+from typing import TYPE_CHECKING, Callable, Final, Iterator, Sequence, TextIO
 
 from ._discovery import find_provider
-from ._errors import PROVIDER_LOAD_FAILED, PROVIDER_NOT_FOUND, UserInteractionError
+from ._errors import (
+    PROVIDER_LOAD_FAILED,
+    PROVIDER_NOT_FOUND,
+    RELOAD_FAILED,
+    UserInteractionError,
+)
 from ._manager import UserInteraction
 from ._model import (
     AskUserQuestionAnswer,
@@ -45,6 +52,8 @@ __all__ = ["DevLoop", "load_file_provider", "sample_request"]
 Asker = Callable[[UserInteraction, AskUserQuestionRequest], AskUserQuestionAnswer]
 
 _TARGET: Final = re.compile(r"^(?P<path>.+\.py):(?P<attr>[A-Za-z_][\w.]*)$")
+#: How soon a Ctrl-C that Python dropped is delivered again (see _lost_interrupts_delivered).
+_REDELIVER_AFTER: Final = 0.05
 
 
 def sample_request() -> AskUserQuestionRequest:
@@ -196,6 +205,49 @@ def _is_file_target(target: str) -> bool:
     return target.endswith(".py") or bool(_TARGET.match(target)) or Path(target).exists()
 
 
+def _forget_caught_interrupt() -> None:
+    """Tell CPython that the KeyboardInterrupt just caught was handled.
+
+    CPython (3.8 to 3.13 at least) flags a KeyboardInterrupt that leaves code run by a
+    string ``exec``/``eval`` as unhandled even when a caller catches it; under
+    ``python -m`` the interpreter then ends the process with SIGINT instead of its exit
+    status, after a clean exit and with nothing on stderr. A Ctrl-C lands in such code
+    easily: the first ask's lazy imports build namedtuples with ``eval``. Every string
+    ``exec`` clears the flag as it starts, and this one does nothing else.
+    """
+    exec("pass", {})
+
+
+@contextmanager
+def _lost_interrupts_delivered() -> Iterator[None]:
+    """Deliver again, while ``dev`` runs, a Ctrl-C that Python had to drop.
+
+    A SIGINT handled while the main thread runs a weakref callback or a ``__del__``
+    (importlib's bookkeeping of module locks during an import, say) raises its
+    KeyboardInterrupt where it cannot propagate: Python reports it as "Exception ignored"
+    and carries on, and ``dev`` would keep asking. Instead the interrupt is simulated again
+    a moment later, from another thread, so that it is raised once the main thread is back
+    in ordinary code (raising it from this hook would only be dropped again).
+    """
+    previous = sys.unraisablehook
+
+    def hook(unraisable: sys.UnraisableHookArgs) -> None:
+        main = threading.current_thread() is threading.main_thread()
+        if main and isinstance(unraisable.exc_value, KeyboardInterrupt):
+            again = threading.Timer(_REDELIVER_AFTER, _thread.interrupt_main)
+            again.daemon = True
+            again.start()
+        else:
+            previous(unraisable)
+
+    sys.unraisablehook = hook
+    try:
+        yield
+    finally:
+        if sys.unraisablehook is hook:
+            sys.unraisablehook = previous
+
+
 class DevLoop:
     """The ``dev`` command: rounds of asks, with a watcher that reloads the provider."""
 
@@ -265,6 +317,11 @@ class DevLoop:
         except UserInteractionError as error:
             self.say(f"{what} changed; {error.code}: {' '.join(error.message.split())}")
             return
+        except BaseException as exc:  # e.g. SystemExit from the module: keep watching
+            # reload() restored the modules before letting it through: the old code stays
+            message = f"Reload failed, the previous provider stays active: {type(exc).__name__}"
+            self.say(f"{what} changed; {RELOAD_FAILED}: {message}: {exc}")
+            return
         with self._reloaded:
             self._generation += 1
             self._reloaded.notify_all()
@@ -282,7 +339,7 @@ class DevLoop:
         """Run until the rounds are done or Ctrl-C; returns the exit status (0)."""
         from ._cli_watch import Watcher
 
-        with self._ui:
+        with _lost_interrupts_delivered(), self._ui:
             name, paths = self._activate()
             extra = [Path(path) for path in self.extra_watch]
             watcher = Watcher(
@@ -297,6 +354,7 @@ class DevLoop:
             try:
                 self._rounds(ask)
             except KeyboardInterrupt:
+                _forget_caught_interrupt()
                 # the abandoned ask may end with an error nobody retrieves: keep asyncio quiet
                 logging.getLogger("asyncio").setLevel(logging.CRITICAL)
                 self.say("stopped")

@@ -3,7 +3,9 @@
 The templates are package data in ``_scaffold/``; ``{{placeholder}}`` marks what is
 filled in. The result is pip-installable (hatchling) and registers its provider under
 the ``user_interaction.providers`` entry-point group; its own tests check that it is
-discovered and answers.
+discovered and answers, and run the provider conformance suite (``ProviderConformance``)
+against it: its reading is interruptible, so abort, timeout and disposal end an ask at
+once.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ def create(name: str, directory: str | None = None) -> tuple[Path, list[Path]]:
         Path("src", values["module"], "__init__.py"): "provider.py.tmpl",
         Path("src", values["module"], "py.typed"): None,
         Path("tests", f"test_{values['module_suffix']}.py"): "test_provider.py.tmpl",
+        Path("tests", f"test_{values['module_suffix']}_conformance.py"): "test_conformance.py.tmpl",
     }
     written: list[Path] = []
     for relative, template in plan.items():

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import os
 import threading
+import traceback
 from pathlib import Path
 from typing import Any, Callable, Final, Iterable
 
@@ -88,6 +89,14 @@ class Watcher:
         how = "watchfiles" if self.backend == "watchfiles" else f"polling every {self._interval}s"
         return f"watching {names} ({how})"
 
+    def _notify(self, changed: list[str]) -> None:
+        """Call ``on_change``; whatever it raises is reported, and the watch goes on (an
+        ended watch would miss the edit that fixes things)."""
+        try:
+            self._on_change(changed)
+        except BaseException:  # SystemExit too: it would end this thread silently
+            traceback.print_exc()
+
     # -- polling --------------------------------------------------------------------------
 
     def _take_snapshot(self) -> Snapshot:
@@ -112,7 +121,7 @@ class Watcher:
             )
             self._snapshot = snapshot
             if changed:
-                self._on_change(changed)
+                self._notify(changed)
 
     # -- watchfiles -----------------------------------------------------------------------
 
@@ -140,7 +149,7 @@ class Watcher:
             ):
                 self._ready.set()  # the first (empty) yield: the watch is in place
                 if changes:
-                    self._on_change(sorted({path for _, path in changes}))
+                    self._notify(sorted({path for _, path in changes}))
         finally:
             self._ready.set()
 

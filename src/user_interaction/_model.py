@@ -1,7 +1,9 @@
 """The data model: immutable attrs classes and their camelCase JSON wire form.
 
-Constructors accept any values of the right types; the rules of a well-formed request or
-answer are checked by :mod:`._validation` when a request is asked. ``from_dict`` parses
+Constructors convert what a Python user naturally writes (lists to tuples, ``None`` to an
+empty sequence, a plain string to an option) and reject an element of the wrong kind with
+a ``TypeError`` naming the field; the rules of a well-formed request or answer are checked
+by :mod:`._validation` when a request is asked. ``from_dict`` parses
 wire data strictly and reports the first problem with its path.
 """
 
@@ -25,22 +27,63 @@ __all__ = [
 ]
 
 
-def _options(value: Iterable[AskUserQuestionOption]) -> tuple[AskUserQuestionOption, ...]:
-    return value if type(value) is tuple else tuple(value)
+def _sequence(value: object, field: str, kind: type, convert: Any = None) -> tuple[Any, ...]:
+    """``value`` as a tuple of ``kind``: lists are converted, ``None`` means empty, and an
+    element of another kind is a ``TypeError`` naming the field (``convert``, if given,
+    turns a plain ``str`` element into a ``kind``)."""
+    if value is None:
+        return ()
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise TypeError(
+            f"{field}: expected a sequence of {kind.__name__}, got {type(value).__name__}"
+        )
+    items = value if type(value) is tuple else tuple(value)
+    for item in items:
+        if type(item) is not kind and not isinstance(item, kind):
+            break
+    else:
+        return items
+    converted = []
+    for index, item in enumerate(items):
+        if isinstance(item, kind):
+            converted.append(item)
+        elif convert is not None and isinstance(item, str):
+            converted.append(convert(item))
+        else:
+            expected = kind.__name__ + (" or str" if convert is not None else "")
+            raise TypeError(f"{field}[{index}]: expected {expected}, got {type(item).__name__}")
+    return tuple(converted)
+
+
+def _options(
+    value: Iterable[AskUserQuestionOption | str] | None,
+) -> tuple[AskUserQuestionOption, ...]:
+    return _sequence(value, "options", AskUserQuestionOption, AskUserQuestionOption)
 
 
 def _items(value: Iterable[AskUserQuestionItem]) -> tuple[AskUserQuestionItem, ...]:
-    return value if type(value) is tuple else tuple(value)
+    if value is None:
+        raise TypeError("questions: expected a sequence of AskUserQuestionItem, got NoneType")
+    return _sequence(value, "questions", AskUserQuestionItem)
 
 
 def _answer_items(
     value: Iterable[AskUserQuestionAnswerItem],
 ) -> tuple[AskUserQuestionAnswerItem, ...]:
-    return value if type(value) is tuple else tuple(value)
+    return _sequence(value, "answers", AskUserQuestionAnswerItem)
 
 
-def _strings(value: Iterable[str]) -> tuple[str, ...]:
-    return value if type(value) is tuple else tuple(value)
+def _strings(value: Iterable[str] | None) -> tuple[str, ...]:
+    return _sequence(value, "selected", str)
+
+
+def _flag(value: bool | None) -> bool:
+    """``multi_select``: a bool (``None`` means false)."""
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise TypeError(f"multi_select: expected bool, got {type(value).__name__}")
+    return value
 
 
 @attrs.frozen
@@ -81,7 +124,7 @@ class AskUserQuestionItem:
     question: str
     header: str | None = None
     options: tuple[AskUserQuestionOption, ...] = attrs.field(default=(), converter=_options)
-    multi_select: bool = False
+    multi_select: bool = attrs.field(default=False, converter=_flag)
     detail: str | None = None
 
     def to_dict(self) -> dict[str, Any]:

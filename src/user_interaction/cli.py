@@ -428,6 +428,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say_error(str(failure))
         return failure.status
     except KeyboardInterrupt:
+        from ._cli_dev import _forget_caught_interrupt
+
+        _forget_caught_interrupt()  # or CPython may still end the process by SIGINT
         _say_error("interrupted")
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # e.g. `user-interaction providers | head -1`

@@ -6,12 +6,14 @@ Usage: ``python stdio_driver.py PLAN`` where PLAN is JSON::
      "concurrent": false,                # true: every ask starts at once (they queue)
      "register": false,                  # true: register StdioProvider(); else use("stdio")
      "abort_order": [],                  # which ask each SIGUSR1 aborts (default: oldest)
-     "read_after": false}                # true: finally read one line of stdin directly
+     "read_after": false,                # true: finally read one line of stdin directly
+     "hold": false}                      # true: between asks, print HOLD, wait for SIGUSR1
 
 It prints, each on its own line: ``RESULT {"index": i, "answer": {...}}`` or
 ``RESULT {"index": i, "error": "CODE"}`` per ask; then ``THREADS [...]`` (the provider's
 reader threads still alive after the provider was disposed); ``STDIN "..."`` when
-``read_after`` is set; and ``DONE``. SIGUSR1 aborts an ask; SIGUSR2 disposes the provider.
+``read_after`` is set; and ``DONE``. SIGUSR1 aborts an ask (or ends a HOLD); SIGUSR2
+disposes the provider.
 """
 
 from __future__ import annotations
@@ -45,7 +47,12 @@ async def main(plan: dict[str, object]) -> None:
     pending: dict[int, AbortController] = {}
     abort_order = list(plan.get("abort_order") or [])  # type: ignore[call-overload]
 
+    held = asyncio.Event()
+
     def abort() -> None:
+        if not pending:  # between asks, with "hold": go on
+            held.set()
+            return
         index = abort_order.pop(0) if abort_order else min(pending, default=None)
         if index is not None and index in pending:
             pending[index].abort()
@@ -70,6 +77,10 @@ async def main(plan: dict[str, object]) -> None:
         await asyncio.gather(*(ask(index, data) for index, data in enumerate(requests)))
     else:
         for index, data in enumerate(requests):
+            if index and plan.get("hold"):  # no question on screen until SIGUSR1
+                held.clear()
+                say("HOLD", index)
+                await held.wait()
             await ask(index, data)
     await ui.aclose()
     say("THREADS", [t.name for t in threading.enumerate() if t.name == "user-interaction-stdio"])

@@ -325,3 +325,52 @@ def test_ask_sync_from_threads(stdio_terminal: Terminal) -> None:
     picked = sorted(answer.answers[0].selected[0] for answer in results.values())
     assert picked == ["a", "b"]
     assert stdio_terminal.text.count("> ") == 2
+
+
+def test_a_long_line_is_read_in_blocks(
+    stdio_terminal: Terminal, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pasted 4 MB line costs a few dozen reads, not four million (one per byte)."""
+    from user_interaction_stdio import _console
+
+    reads = []
+
+    class CountingOs:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(os, name)
+
+        def read(self, fd: int, size: int) -> bytes:
+            data = os.read(fd, size)
+            if fd == stdio_terminal.input.fileno():
+                reads.append(len(data))
+            return data
+
+    monkeypatch.setattr(_console, "os", CountingOs())
+    text = "y" * (4 << 20)
+    writer = threading.Thread(target=stdio_terminal.type, args=(text + "\n2\n",))
+    writer.start()
+    provider = stdio_terminal.provider()
+    try:
+        first = run(lambda: provider.ask(ask_for("one")))
+        second = run(lambda: provider.ask(ask_for("two", "a", "b")))
+    finally:
+        provider.dispose()
+        writer.join(PATIENCE)
+    assert first.answers == (AskUserQuestionAnswerItem("one", custom=text),)
+    assert second.answers == (AskUserQuestionAnswerItem("two", ["b"]),)
+    assert sum(reads) == len(text) + 3
+    assert len(reads) < 4 * len(text) // 4096  # far fewer than one read per byte
+
+
+def test_read_ahead_goes_back_to_a_file(tmp_path: Any) -> None:
+    """Lines read ahead of the last answer stay in a file for whoever reads it next."""
+    path = tmp_path / "answers.txt"
+    path.write_text("1\nleft for later\n")
+    with open(path, encoding="utf-8") as stream:
+        provider = StdioProvider(stream, io.StringIO())
+        try:
+            answer = run(lambda: provider.ask(ask_for("one", "a", "b")))
+        finally:
+            provider.dispose()
+        assert answer.answers == (AskUserQuestionAnswerItem("one", ["a"]),)
+        assert stream.readline() == "left for later\n"

@@ -10,6 +10,7 @@ import re
 import shlex
 import signal
 import sys
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -218,6 +219,50 @@ def test_abort_while_waiting_then_the_next_ask_gets_the_next_line(stdio_run: Any
     results = session.finish()
     assert results[0] == {"index": 0, "error": "ASK_ABORTED"}
     assert answers(results[1]) == {"next": {"id": "next", "selected": ["b"]}}
+
+
+def test_typeahead_answers_the_next_question_only_through_a_pipe(stdio_run: Any) -> None:
+    """A line typed while no question is on screen is dropped on a terminal (it was meant
+    for something else), and is the next answer through a pipe (a script's answers)."""
+    one, two = (
+        question("one", "Question one?", "a", "b"),
+        question("two", "Question two?", "a", "b"),
+    )
+    session = stdio_run(request(one), request(two), hold=True)
+    session.answer("1")
+    session.expect("HOLD 1")
+    session.type("2")  # nothing asks for it yet
+    time.sleep(0.3)  # let the terminal take it before the next question is shown
+    session.signal(signal.SIGUSR1)
+    session.expect("Question two?")
+    if session.mode == "tty":
+        session.answer("1")
+    results = session.finish()
+    expected = ["a"] if session.mode == "tty" else ["b"]
+    assert answers(results[1]) == {"two": {"id": "two", "selected": expected}}
+
+
+def test_typeahead_after_an_abort(stdio_run: Any) -> None:
+    """After an abort the terminal reader may still be inside ``input()``: a line, or the
+    start of one, typed before the next question never becomes (part of) its answer."""
+    one, two = (
+        question("one", "Question one?", "a", "b"),
+        question("two", "Question two?", "a", "b"),
+    )
+    session = stdio_run(request(one), request(two), hold=True)
+    session.expect("> ")
+    session.signal(signal.SIGUSR1)
+    session.expect("HOLD 1")
+    session.child.send("2\nx" if session.mode == "tty" else "2\n")
+    time.sleep(0.3)
+    session.signal(signal.SIGUSR1)
+    session.expect("Question two?")
+    if session.mode == "tty":
+        session.answer("1")
+    results = session.finish()
+    assert results[0] == {"index": 0, "error": "ASK_ABORTED"}
+    expected = ["a"] if session.mode == "tty" else ["b"]
+    assert answers(results[1]) == {"two": {"id": "two", "selected": expected}}
 
 
 def test_abort_of_a_queued_ask_never_shows_it(stdio_run: Any) -> None:

@@ -13,9 +13,16 @@ How the thread reads depends on the stream:
   progress cannot be interrupted; after an abort it stays open and its line goes to the
   next waiter.
 * **descriptor** — any other stream with a file descriptor, on POSIX: ``poll``/``select``
-  on the descriptor and a wake-up pipe, then one byte at a time up to the newline, so the
-  thread never reads past the line it was asked for and a withdrawn read stops at once
-  (its partial line is kept). The stream's own Python-level buffer is bypassed.
+  on the descriptor and a wake-up pipe, then reads of whole blocks (a 20 MB pasted line is
+  a few hundred reads, not twenty million), so a withdrawn read stops at once. What was
+  read past the line asked for stays buffered for the next line, and is given back to a
+  seekable file when the last user lets go. The stream's own Python-level buffer is
+  bypassed.
+
+Typeahead: on a terminal, :meth:`Console.discard_typeahead` (called before each question
+is shown) forgets what was typed while no question was on screen — lines kept after an
+abort, a partial line, the terminal's unread input — so it never answers the next
+question. On a pipe or a file every line stays, in order: they are a script's answers.
 * **stream** — anything else (``io.StringIO``, Windows): ``stream.readline()``, which,
   like the editing mode, cannot be interrupted.
 
@@ -45,6 +52,7 @@ DESCRIPTOR: Final = "descriptor"
 STREAM: Final = "stream"
 
 _JOIN_TIMEOUT: Final = 5.0
+_BLOCK: Final = 1 << 16  # bytes per read of a descriptor
 _USE_POLL: Final = hasattr(select, "poll") and sys.platform != "darwin"  # macOS: no ttys
 
 
@@ -136,7 +144,10 @@ class Console:
         self._waiter: asyncio.Future[Line] | None = None
         self._prompt: str | None = None
         self._lines: deque[str] = deque()
-        self._partial = bytearray()
+        self._pending = bytearray()  # read from the descriptor, not yet handed out as lines
+        self._scanned = 0  # how much of _pending is known to hold no line break
+        self._discard = False  # drop _pending before the next read (typeahead on a terminal)
+        self._stale: str | None = None  # what input() had already read at a discard
         self._at_end = False
         self._wake_r = self._wake_w = -1
         self._tty_state: list[Any] | None = None  # terminal settings before input() began
@@ -164,6 +175,20 @@ class Console:
             self._start_locked()
             self._cond.notify_all()
         return future, prompted
+
+    def discard_typeahead(self) -> None:
+        """On a terminal, forget what was typed while no question was on screen: lines
+        kept after an abort, a partial line, and the terminal's unread input. Called right
+        before a question is shown. On a pipe or a file nothing is dropped: its lines are
+        a script's answers, in order."""
+        if not self.echoes:
+            return
+        with self._cond:
+            self._lines.clear()
+            self._discard = True  # the reader drops its partial line before it reads on
+            if self.mode == EDITING and self._reading:  # input() has the start of a line
+                self._stale = _line_buffer()
+        _flush_input(self._fd if self.mode == DESCRIPTOR else _fileno(self.stream))
 
     def withdraw(self, future: asyncio.Future[Line]) -> None:
         """Stop waiting for ``future``'s line (on its loop); a line it got is kept."""
@@ -233,6 +258,14 @@ class Console:
 
     def _exit_locked(self) -> None:
         self._running = False
+        if self._pending and self._stopping:
+            try:  # a file: leave its position right after the last line handed out
+                os.lseek(self._fd, -len(self._pending), os.SEEK_CUR)
+            except OSError:  # a pipe or a terminal: keep the bytes for the next user
+                pass
+            else:
+                self._pending.clear()
+                self._scanned = 0
         for fd in (self._wake_r, self._wake_w):
             if fd >= 0:
                 os.close(fd)
@@ -249,6 +282,10 @@ class Console:
                     self._exit_locked()
                     break
                 prompt, self._prompt = self._prompt, None
+                if self._discard:
+                    self._discard = False
+                    self._pending.clear()
+                    self._scanned = 0
                 self._reading = True
             line: Union[Line, _Withdrawn]
             try:
@@ -258,6 +295,9 @@ class Console:
                 line = None
             with self._cond:
                 self._reading = False
+                stale, self._stale = self._stale, None
+                if stale and isinstance(line, str) and line.startswith(stale):
+                    line = line[len(stale) :]  # typed before the question now shown
                 if isinstance(line, _Withdrawn):
                     continue
                 self._deliver_locked(line)
@@ -282,18 +322,26 @@ class Console:
 
     def _read_descriptor(self) -> Union[Line, _Withdrawn]:
         fd, wake = self._fd, self._wake_r
-        partial = self._partial
+        pending = self._pending
         poller = None
         if _USE_POLL:
             poller = select.poll()
             poller.register(fd, select.POLLIN)
             poller.register(wake, select.POLLIN)
         while True:
+            end = pending.find(b"\n", self._scanned)
+            if end >= 0:
+                line = self._decode(pending[:end])
+                del pending[: end + 1]
+                self._scanned = 0
+                return line
+            self._scanned = len(pending)
             if self._at_end:
-                if not partial:
+                if not pending:
                     return None
-                line = self._decode(partial)
-                partial.clear()
+                line = self._decode(pending)
+                pending.clear()
+                self._scanned = 0
                 return line
             if poller is not None:
                 ready = {ready_fd for ready_fd, _ in poller.poll()}
@@ -309,19 +357,15 @@ class Console:
                         return _WITHDRAWN
             if fd in ready:
                 try:
-                    byte = os.read(fd, 1)
+                    block = os.read(fd, _BLOCK)
                 except BlockingIOError:  # someone else took it (a non-blocking stdin)
                     continue
-                if not byte:
-                    self._at_end = True
-                elif byte == b"\n":
-                    line = self._decode(partial)
-                    partial.clear()
-                    return line
+                if block:
+                    pending += block
                 else:
-                    partial += byte
+                    self._at_end = True
 
-    def _decode(self, data: bytearray) -> str:
+    def _decode(self, data: bytes | bytearray) -> str:
         return bytes(data).decode(self._encoding, "replace").rstrip("\r")
 
 
@@ -339,6 +383,37 @@ def _choose_mode(stream: TextIO) -> tuple[str, int]:
         except (AttributeError, OSError, ValueError):
             pass
     return STREAM, -1
+
+
+def _fileno(stream: object) -> int:
+    try:
+        return int(stream.fileno())  # type: ignore[attr-defined]
+    except (AttributeError, OSError, ValueError):
+        return -1
+
+
+def _flush_input(fd: int) -> None:
+    """Drop what was typed on the terminal ``fd`` and not read yet."""
+    if fd < 0:
+        return
+    try:
+        import termios
+
+        try:
+            termios.tcflush(fd, termios.TCIFLUSH)
+        except (termios.error, OSError, ValueError):  # not a terminal (any more)
+            pass
+    except ImportError:  # Windows
+        pass
+
+
+def _line_buffer() -> str | None:
+    """What ``input()`` has read of the line it is still reading (readline only)."""
+    readline = sys.modules.get("readline")
+    try:
+        return str(readline.get_line_buffer()) if readline is not None else None
+    except Exception:  # an incomplete readline emulation
+        return None
 
 
 # -- the terminal: readline switches it to raw mode while it reads ------------------------------
@@ -427,9 +502,10 @@ def _forget(console: Console) -> None:
 
 def _forget_locked(console: Console) -> None:
     """Drop an unused console, unless it still holds something for a later user (a line
-    typed after an abort, a read in progress, or the end of input)."""
+    typed after an abort, input read ahead, a read in progress, or the end of input)."""
     with console._cond:
-        if console._users or console._running or console._lines or console.eof:
+        held = console._lines or console._pending or console.eof
+        if console._users or console._running or held:
             return
     key = id(console.stream)
     if _CONSOLES.get(key) is console:

@@ -169,6 +169,7 @@ class StdioProvider:
     async def _ask_question(
         self, console: _console.Console, signal: AbortSignal, item: AskUserQuestionItem
     ) -> AskUserQuestionAnswerItem:
+        console.discard_typeahead()  # a line typed before the question never answers it
         self._write(render_question(item))
         while True:
             line = await self._read_line(console, signal)

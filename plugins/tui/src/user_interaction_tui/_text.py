@@ -1,0 +1,52 @@
+"""Model text made safe to show on a terminal.
+
+Every string that came from the model (header, question, detail, labels, descriptions,
+previews) is shown with control characters, bidirectional overrides and invisible
+characters made visible as escapes: ``\\x1b[2J`` is shown, never executed; a right-to-left
+override or a zero-width space cannot reorder or hide what the human reads; tag
+characters (U+E0000-U+E007F, invisible "ASCII smuggling") are shown as ``\\U000e0041``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+__all__ = ["TAB_SIZE", "visible"]
+
+TAB_SIZE: Final = 4
+
+# C0 and C1 controls, DEL; characters that reorder text or break lines (bidi overrides,
+# isolates and marks, the Arabic letter mark, line and paragraph separators); invisible
+# ones (soft hyphen, combining grapheme joiner, Hangul fillers, Mongolian vowel separator,
+# zero-width space/joiners, word joiner and invisible operators, the byte order mark,
+# interlinear annotations) and the tag characters.
+_INVISIBLE: Final = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u2028-\u202e"
+    "\u2060-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb\U000e0000-\U000e007f"
+)
+_UNSAFE: Final = re.compile(f"[\x00-\x1f\x7f-\x9f{_INVISIBLE}]")
+_UNSAFE_EXCEPT_NEWLINE: Final = re.compile(f"[\x00-\x09\x0b-\x1f\x7f-\x9f{_INVISIBLE}]")
+_NAMED: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _show(match: re.Match[str]) -> str:
+    char = match.group()
+    named = _NAMED.get(char)
+    if named is not None:
+        return named
+    code = ord(char)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def visible(text: str, *, multiline: bool = False) -> str:
+    """``text`` with every control or invisible character shown as an escape.
+
+    With ``multiline``, line breaks (``\\n``, ``\\r\\n``) are kept and tabs expanded.
+    """
+    if multiline:
+        text = text.replace("\r\n", "\n").expandtabs(TAB_SIZE)
+        return _UNSAFE_EXCEPT_NEWLINE.sub(_show, text)
+    return _UNSAFE.sub(_show, text)

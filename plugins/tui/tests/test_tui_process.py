@@ -1,0 +1,356 @@
+"""The provider driven the way a human drives it: a child process in a real
+pseudo-terminal, keys typed once the screen shows the question, the screen read back
+through a VT100 emulator."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from tui_support import DRIVER, PATIENCE, Session, answers, question, request
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX pseudo-terminals")
+
+PKG = question(
+    "pkg",
+    "Which package manager?",
+    "pnpm",
+    "npm",
+    "yarn",
+    header="Package",
+    detail="The lockfile decides what CI installs.",
+    descriptions={"pnpm": "fast, strict", "yarn": "plug'n'play"},
+)
+LINT = question(
+    "lint",
+    "Which linters should run?",
+    "ruff",
+    "mypy",
+    "pylint",
+    header="Checks",
+    multi=True,
+    descriptions={"ruff": "lint and format", "mypy": "types"},
+)
+NAME = question("name", "What is the project called?", header="Name")
+LEAVE_ALTERNATE_SCREEN = "\x1b[?1049l"
+
+
+@pytest.fixture
+def tui_run() -> Iterator[Any]:
+    sessions: list[Session] = []
+
+    def start(*requests: dict[str, Any], columns: int = 100, rows: int = 30, **plan: Any) -> Any:
+        env = plan.pop("env", {})
+        session = Session({"requests": list(requests), **plan}, columns=columns, rows=rows, **env)
+        sessions.append(session)
+        return session
+
+    yield start
+    for session in sessions:
+        session.kill()
+
+
+def test_single_question_arrows_and_enter(tui_run: Any) -> None:
+    session = tui_run(request(PKG))
+    shown = session.screen.shows("Which package manager?")
+    assert "Package" in shown.splitlines()[0]  # the header is a label above the question
+    assert "The lockfile decides what CI installs." in shown
+    assert "> ( ) 1. pnpm" in shown
+    assert "fast, strict" in shown
+    assert "plug'n'play" in shown
+    assert "Other…" in shown
+    assert "Review" not in shown  # one question: no tabs, no review
+    session.press("down", "down", "k")  # down, down, up (vi style)
+    session.screen.shows("> ( ) 2. npm")
+    session.press("enter")
+    results = session.finish()
+    assert answers(results[0]) == {"pkg": {"id": "pkg", "selected": ["npm"]}}
+    for flag in ("icanon", "echo", "isig"):
+        assert flag in session.stty()
+
+
+def test_batch_tabs_review_and_multi_select(tui_run: Any) -> None:
+    session = tui_run(request(PKG, LINT, NAME))
+    screen = session.screen
+    screen.shows("Question 1 of 3")
+    session.press("3", "enter")  # the number jumps, Enter picks and moves on
+    screen.shows("Which linters should run?")
+    session.press(" ", "j", "j", " ")  # tick ruff and pylint
+    screen.shows("> [x] 3. pylint")
+    session.press("tab", "tab")  # on to the review without answering the name
+    shown = screen.shows("Review your answers")
+    assert "• not answered yet" in shown
+    assert "(1 not answered yet)" in shown
+    session.press("enter")  # Submit refuses while a question is unanswered
+    shown = screen.shows("Answer or skip (s) question 3 first.")
+    session.press("left")
+    screen.shows("What is the project called?")
+    session.press("demo", "enter")
+    shown = screen.shows("> Submit")
+    assert "✓ yarn" in shown
+    assert "✓ ruff, pylint" in shown
+    assert "✓ demo" in shown
+    assert "✓ Package" in shown
+    assert "✓ Checks" in shown
+    assert "✓ Name" in shown
+    session.press("enter")
+    results = session.finish()
+    assert answers(results[0]) == {
+        "pkg": {"id": "pkg", "selected": ["yarn"]},
+        "lint": {"id": "lint", "selected": ["ruff", "pylint"]},
+        "name": {"id": "name", "selected": [], "custom": "demo"},
+    }
+
+
+def test_the_readme_screen(tui_run: Any) -> None:
+    """The screen the README shows: a batch, on the multi-select question."""
+    session = tui_run(request(PKG, LINT, NAME), columns=80, rows=18)
+    session.screen.shows("Question 1 of 3")
+    session.press("1", "enter", " ", "j", "j", " ", "k")
+    shown = session.screen.wait(
+        lambda s: "[x] 3. pylint" in s and "> [ ] 2. mypy" in s, "two ticks"
+    )
+    expected = (
+        " ✓ Package   ✓ Checks   • Name   Review\n"
+        " Checks   Question 2 of 3\n"
+        "Which linters should run?\n" + "─" * 80 + "\n"
+        "  [x] 1. ruff\n"
+        "         lint and format\n"
+        "> [ ] 2. mypy\n"
+        "         types\n"
+        "  [x] 3. pylint\n"
+        "  [ ]    Other…\n"
+        "         Notes…\n"
+    )
+    assert shown.startswith(expected), shown
+    session.press("esc")
+    assert session.finish()[0] == {"index": 0, "error": "ASK_CANCELLED"}
+
+
+def test_skipping_is_explicit_and_custom_text_and_notes(tui_run: Any) -> None:
+    session = tui_run(request(PKG, LINT, NAME))
+    screen = session.screen
+    screen.shows("Question 1 of 3")
+    session.press("o", "bun", "enter")  # "o": the Other… field
+    screen.shows("Which linters should run?")
+    session.press("2", " ", "n", "only on main", "enter")
+    screen.shows("Notes: only on main")
+    session.press("2", "enter")
+    screen.shows("What is the project called?")
+    session.press("esc", "s")  # leave the field, then skip
+    shown = screen.shows("> Submit")
+    assert "✓ bun" in shown
+    assert "✓ mypy (notes: only on main)" in shown
+    assert "- skipped" in shown
+    session.press("enter")
+    results = session.finish()
+    assert answers(results[0]) == {
+        "pkg": {"id": "pkg", "selected": [], "custom": "bun"},
+        "lint": {"id": "lint", "selected": ["mypy"], "notes": "only on main"},
+        "name": {"id": "name", "selected": []},
+    }
+
+
+PREVIEWED = question(
+    "layout",
+    "Which layout?",
+    "grid",
+    "list",
+    previews={"grid": "+----+----+\n| a  | b  |\n+----+----+", "list": "- a\n- b"},
+)
+
+
+def test_previews_beside_the_options_on_a_wide_terminal(tui_run: Any) -> None:
+    session = tui_run(request(PREVIEWED), columns=120)
+    shown = session.screen.shows("+----+----+")
+    lines = shown.splitlines()
+    row = next(line for line in lines if "1. grid" in line)
+    assert row.rstrip().endswith("+----+----+")  # option left, preview right, one line
+    session.press("down")
+    session.screen.wait(lambda s: "- b" in s and "+----+" not in s, "the next preview")
+    session.press("enter")
+    assert answers(session.finish()[0]) == {"layout": {"id": "layout", "selected": ["list"]}}
+
+
+def test_previews_under_the_options_on_a_narrow_terminal(tui_run: Any) -> None:
+    session = tui_run(request(PREVIEWED), columns=60)
+    shown = session.screen.shows("+----+----+")
+    lines = shown.splitlines()
+    option = next(i for i, line in enumerate(lines) if "1. grid" in line)
+    preview = next(i for i, line in enumerate(lines) if "+----+----+" in line)
+    assert preview > option
+    assert "+----+" not in lines[option]
+    session.press("enter")
+    assert answers(session.finish()[0]) == {"layout": {"id": "layout", "selected": ["grid"]}}
+
+
+def test_long_labels_wrap_on_a_narrow_terminal(tui_run: Any) -> None:
+    long = "a very long option label that cannot fit on one line of this terminal"
+    session = tui_run(request(question("w", "Wrap?", long, "short")), columns=30, rows=20)
+    shown = session.screen.shows("short")
+    lines = shown.splitlines()
+    first = next(i for i, line in enumerate(lines) if "1. a very" in line)
+    assert lines[first + 1].startswith(" " * 9)  # wrapped under the label, not the marks
+    assert any("2. short" in line for line in lines)
+    assert "Esc: cancel" in shown.replace("\n", "")  # the footer is still there
+    session.press("enter")
+    assert answers(session.finish()[0]) == {"w": {"id": "w", "selected": [long]}}
+
+
+def test_esc_and_ctrl_c_cancel_and_the_next_ask_works(tui_run: Any) -> None:
+    one, two = question("one", "First?", "a", "b"), question("two", "Second?", "a", "b")
+    three = question("three", "Third?", "a", "b")
+    session = tui_run(request(one), request(two), request(three))
+    session.screen.shows("First?")
+    session.press("esc")
+    session.screen.shows("Second?")
+    session.press("ctrl-c")
+    session.screen.shows("Third?")
+    session.press("down", "enter")
+    results = session.finish()
+    assert results[0] == {"index": 0, "error": "ASK_CANCELLED"}
+    assert results[1] == {"index": 1, "error": "ASK_CANCELLED"}
+    assert answers(results[2]) == {"three": {"id": "three", "selected": ["b"]}}
+    for flag in ("icanon", "echo", "isig"):
+        assert flag in session.stty()
+
+
+@pytest.mark.parametrize(
+    ("how", "code"),
+    [("abort", "ASK_ABORTED"), ("timeout", "ASK_TIMEOUT"), ("dispose", "PROVIDER_DISPOSED")],
+)
+def test_abort_timeout_and_dispose_take_the_screen_away(tui_run: Any, how: str, code: str) -> None:
+    plan: dict[str, Any] = {"timeout": 1.0} if how == "timeout" else {}
+    session = tui_run(request(PKG), **plan)
+    session.screen.shows("Which package manager?")
+    if how == "abort":
+        session.signal(signal.SIGUSR1)
+    elif how == "dispose":
+        session.signal(signal.SIGUSR2)
+    raw = session.screen.in_raw("RESULT")
+    assert LEAVE_ALTERNATE_SCREEN in raw[raw.index("Which package manager?") :]
+    results = session.finish()
+    assert results[0] == {"index": 0, "error": code}
+    for flag in ("icanon", "echo", "isig"):
+        assert flag in session.stty()
+
+
+def test_keys_typed_before_the_question_are_dropped(tui_run: Any) -> None:
+    one, two = question("one", "First?", "a", "b"), question("two", "Second?", "a", "b", "c")
+    session = tui_run(request(one), request(two), hold=True)
+    session.screen.shows("First?")
+    session.press("enter")
+    session.screen.in_raw("HOLD 1")
+    session.press("3", "enter")  # no question is on screen: these answer nothing
+    time.sleep(0.5)
+    session.signal(signal.SIGUSR1)
+    session.screen.shows("Second?")
+    time.sleep(0.5)
+    assert "> ( ) 1. a" in session.screen.now()  # the cursor did not move
+    session.press("down", "enter")
+    results = session.finish()
+    assert answers(results[0]) == {"one": {"id": "one", "selected": ["a"]}}
+    assert answers(results[1]) == {"two": {"id": "two", "selected": ["b"]}}
+
+
+def test_model_text_is_neutralised(tui_run: Any) -> None:
+    evil = question(
+        "evil",
+        "Clear?\x1b[2J zero\u200bwidth tag\U000e0041 rtl\u202eevil",
+        "a\x1b[31mred",
+        "b",
+        header="\x1b]0;pwned\x07",
+    )
+    session = tui_run(request(evil))
+    shown = session.screen.shows("Clear?")
+    assert "Clear?\\x1b[2J zero\\u200bwidth tag\\U000e0041 rtl\\u202eevil" in shown
+    assert "a\\x1b[31mred" in shown
+    assert "\\x1b]0;pwned\\x07" in shown
+    raw = session.screen.raw()
+    assert "\x1b[2J zero" not in raw
+    assert "\x1b]0;pwned" not in raw
+    assert "\u202e" not in raw
+    session.press("enter")
+    assert answers(session.finish()[0]) == {"evil": {"id": "evil", "selected": ["a\x1b[31mred"]}}
+
+
+@pytest.mark.parametrize("no_color", [True, False])
+def test_no_color(tui_run: Any, no_color: bool) -> None:
+    env = {"NO_COLOR": "1"} if no_color else {}
+    session = tui_run(request(PKG), env=env)
+    session.screen.shows("Which package manager?")
+    session.press("enter")
+    session.finish()
+    colours = re.findall(r"\x1b\[[0-9;]*(?:3[0-9]|9[0-7]|38;[25];[0-9;]+)m", session.screen.raw())
+    assert bool(colours) is not no_color
+
+
+def test_prompt_toolkit_is_imported_on_the_first_ask_only() -> None:
+    code = (
+        "import sys, user_interaction_tui\n"
+        "assert 'prompt_toolkit' not in sys.modules, 'imported with the package'\n"
+        "from user_interaction import UserInteraction\n"
+        "ui = UserInteraction(); ui.use('tui')\n"
+        "assert 'prompt_toolkit' not in sys.modules, 'imported by use()'\n"
+        "provider = user_interaction_tui.TuiProvider\n"
+        "print(provider.priority, provider.available())\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "USER_INTERACTION_PROVIDER"}
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        stdin=subprocess.PIPE,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=PATIENCE,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["20", "False"]  # stdin is a pipe here: not available
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_in_tmux() -> None:
+    plan = json.dumps({"requests": [request(LINT)]})
+    socket = f"ui-tui-{os.getpid()}"
+    tmux = ["tmux", "-L", socket, "-f", "/dev/null"]
+    command = f"{shlex.quote(sys.executable)} {shlex.quote(DRIVER)} {shlex.quote(plan)}; sleep 600"
+    env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "USER_INTERACTION_PROVIDER")}
+    env["TERM"] = "xterm-256color"
+    subprocess.run(
+        [*tmux, "new-session", "-d", "-x", "90", "-y", "25", command], env=env, check=True
+    )
+
+    def pane() -> str:
+        return subprocess.run(
+            [*tmux, "capture-pane", "-p"], capture_output=True, text=True, check=False
+        ).stdout
+
+    def wait_for(text: str) -> str:
+        deadline = time.monotonic() + PATIENCE
+        while text not in pane():
+            assert time.monotonic() < deadline, pane()
+            time.sleep(0.1)
+        return pane()
+
+    try:
+        shown = wait_for("Which linters should run?")
+        assert "> [ ] 1. ruff" in shown
+        subprocess.run([*tmux, "send-keys", "Space", "Down", "Down", "Space"], check=True)
+        wait_for("> [x] 3. pylint")
+        subprocess.run([*tmux, "send-keys", "Enter"], check=True)
+        shown = wait_for("DONE")
+    finally:
+        subprocess.run([*tmux, "kill-server"], check=False, capture_output=True)
+    assert '"selected": ["ruff", "pylint"]' in shown.replace("\n", "")
+    assert "Which linters" not in shown  # the screen was taken away

@@ -1,0 +1,209 @@
+"""Helpers of the tui tests: a terminal screen (pyte) fed from a pseudo-terminal that
+pexpect drives, in this process or around a child process."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import pexpect
+import pyte
+
+DRIVER = str(Path(__file__).with_name("tui_driver.py"))
+PATIENCE = 60.0  # generous: only a hung provider ever waits this long
+KEYS = {
+    "up": "\x1b[A",
+    "down": "\x1b[B",
+    "right": "\x1b[C",
+    "left": "\x1b[D",
+    "enter": "\r",
+    "tab": "\t",
+    "esc": "\x1b",
+    "ctrl-c": "\x03",
+}
+
+
+class Screen:
+    """What a terminal shows: every byte the program wrote, fed to a VT100 emulator by a
+    thread of its own, so the program never blocks on a full terminal buffer."""
+
+    def __init__(self, child: Any, columns: int, rows: int) -> None:
+        self.child = child
+        self.columns = columns
+        self.rows = rows
+        self._lock = threading.Condition()
+        self._screen = pyte.Screen(columns, rows)
+        self._stream = pyte.Stream(self._screen)
+        self._raw: list[str] = []
+        self._frames: list[str] = []
+        self._ended = False
+        self._thread = threading.Thread(target=self._pump, daemon=True)
+        self._thread.start()
+
+    def _pump(self) -> None:
+        while True:
+            try:
+                data = self.child.read_nonblocking(1 << 16, timeout=0.05)
+            except pexpect.TIMEOUT:
+                continue
+            except (pexpect.EOF, OSError, ValueError):
+                with self._lock:
+                    self._ended = True
+                    self._lock.notify_all()
+                return
+            with self._lock:
+                self._raw.append(data)
+                self._stream.feed(data)
+                frame = self.display()
+                if not self._frames or self._frames[-1] != frame:
+                    self._frames.append(frame)
+                self._lock.notify_all()
+
+    def display(self) -> str:
+        """The screen as it is now, one line per row, trailing blanks cut."""
+        return "\n".join(line.rstrip() for line in self._screen.display).rstrip("\n")
+
+    def now(self) -> str:
+        with self._lock:
+            return self.display()
+
+    def raw(self) -> str:
+        """Every character written, escape sequences included."""
+        with self._lock:
+            return "".join(self._raw)
+
+    def history(self) -> str:
+        """Every frame shown so far."""
+        with self._lock:
+            return "\n".join(self._frames)
+
+    def wait(self, test: Callable[[str], bool], what: str, timeout: float = PATIENCE) -> str:
+        """Wait until ``test(screen now)`` holds; return that screen."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while True:
+                shown = self.display()
+                if test(shown):
+                    return shown
+                left = deadline - time.monotonic()
+                if left <= 0 or self._ended:
+                    raise AssertionError(f"never shown: {what}; the screen:\n{shown}")
+                self._lock.wait(min(left, 0.2))
+
+    def shows(self, text: str, timeout: float = PATIENCE) -> str:
+        return self.wait(lambda shown: text in shown, repr(text), timeout)
+
+    def in_raw(self, text: str, timeout: float = PATIENCE) -> str:
+        """Wait until ``text`` was written (it may have scrolled off or been redrawn)."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while text not in "".join(self._raw):
+                left = deadline - time.monotonic()
+                if left <= 0 or self._ended:
+                    raise AssertionError(f"never written: {text!r}; the screen:\n{self.display()}")
+                self._lock.wait(min(left, 0.2))
+            return "".join(self._raw)
+
+    def join(self) -> None:
+        self._thread.join(PATIENCE)
+
+
+def press(child: Any, *keys: str) -> None:
+    """Send keys by name (``down``, ``enter``, ``esc``...) or as literal text. A lone Esc
+    is followed by a pause, so it is not read as the start of an escape sequence."""
+    for key in keys:
+        child.send(KEYS.get(key, key))
+        if key == "esc":
+            time.sleep(0.3)
+
+
+def question(
+    id: str,
+    text: str,
+    *labels: str,
+    header: str | None = None,
+    multi: bool = False,
+    detail: str | None = None,
+    descriptions: dict[str, str] | None = None,
+    previews: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """One question in the wire form."""
+    data: dict[str, Any] = {"id": id, "question": text}
+    if header is not None:
+        data["header"] = header
+    if labels:
+        described, previewed = descriptions or {}, previews or {}
+        data["options"] = [
+            {
+                "label": label,
+                **({"description": described[label]} if label in described else {}),
+                **({"preview": previewed[label]} if label in previewed else {}),
+            }
+            for label in labels
+        ]
+    if multi:
+        data["multiSelect"] = True
+    if detail is not None:
+        data["detail"] = detail
+    return data
+
+
+def request(*questions: dict[str, Any]) -> dict[str, Any]:
+    return {"questions": list(questions)}
+
+
+class Session:
+    """The driver program in a real pseudo-terminal, its screen, and its results."""
+
+    def __init__(
+        self, plan: dict[str, Any], *, columns: int = 100, rows: int = 30, **env: str
+    ) -> None:
+        environment = {k: v for k, v in os.environ.items() if k != "USER_INTERACTION_PROVIDER"}
+        environment.pop("NO_COLOR", None)
+        environment.update({"TERM": "xterm-256color", "PYTHONUNBUFFERED": "1", **env})
+        self.child = pexpect.spawn(
+            sys.executable,
+            [DRIVER, json.dumps(plan)],
+            env=environment,
+            encoding="utf-8",
+            timeout=PATIENCE,
+            dimensions=(rows, columns),
+        )
+        self.screen = Screen(self.child, columns, rows)
+
+    def press(self, *keys: str) -> None:
+        press(self.child, *keys)
+
+    def signal(self, signum: int) -> None:
+        self.child.kill(signum)
+
+    def finish(self) -> dict[int, dict[str, Any]]:
+        """Wait for the driver to end; its results by ask index."""
+        self.screen.in_raw("DONE")
+        self.screen.join()
+        self.child.close()
+        return self.results()
+
+    def results(self) -> dict[int, dict[str, Any]]:
+        found = [json.loads(m) for m in re.findall(r"RESULT (.*?)\r?\n", self.screen.raw())]
+        return {item["index"]: item for item in found}
+
+    def stty(self) -> list[str]:
+        match = re.search(r"STTY (.*?)\r?\n", self.screen.raw())
+        assert match is not None
+        return str(json.loads(match.group(1))).split()
+
+    def kill(self) -> None:
+        self.child.close(force=True)
+
+
+def answers(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The answer items of one RESULT, by question id."""
+    assert "answer" in result, result
+    return {item["id"]: item for item in result["answer"]["answers"]}
