@@ -9,6 +9,7 @@ import contextlib
 import contextvars
 import importlib.util
 import json
+import os
 import sys
 import threading
 from collections.abc import AsyncIterator, Awaitable, Coroutine
@@ -36,6 +37,7 @@ from acp.schema import (
     StopReason,
     ToolCallUpdate,
 )
+from acp.transports import default_environment
 
 from user_interaction import AskUserQuestionAnswer, AskUserQuestionRequest, UserInteractionError
 
@@ -410,16 +412,27 @@ async def in_process(
             await asyncio.wait_for(agent_task, WAIT)
 
 
+_EXTENSION_SETTINGS = {
+    key: value
+    for key, value in os.environ.items()
+    if key.startswith("USER_INTERACTION_") and "EXTENSION" in key
+}
+
+
 @contextlib.asynccontextmanager
 async def over_stdio(*, form: bool = True) -> AsyncIterator[tuple[Harness, Any]]:
     """The example agent as a child process, spoken to over its stdin and stdout."""
     client = ScriptedClient()
+    # A client passes a trimmed environment (as the SDK does by default); keep the test
+    # run's choice that the deliberately broken installed extensions are not autoloaded.
+    env = {**default_environment(), **_EXTENSION_SETTINGS}
     async with spawn_agent_process(
         cast("Client", client),
         sys.executable,
         str(EXAMPLE),
         use_unstable_protocol=form,
         observers=[client.observe],
+        env=env,
     ) as (connection, process):
         await within(
             connection.initialize(
