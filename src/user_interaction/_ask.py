@@ -172,7 +172,10 @@ class Ask:
             discard_awaitable(self._awaitable)
             outcome: Outcome = (False, disposed_error())
         else:
-            outcome = task.result()
+            ok, value = task.result()
+            if not ok and self._ending is None:  # the caller still waits for this failure
+                value = provider_error(value)
+            outcome = (ok, value)
         self._awaitable = None
         self._ended(outcome)
 
@@ -343,8 +346,8 @@ def _resume(steps: Any, pending: Any) -> Generator[Any, Any, Outcome]:
             pending = steps.send(sent)
         except StopIteration as finished:
             return True, finished.value
-        except BaseException as exc:
-            return False, provider_error(exc)
+        except BaseException as exc:  # mapped by the ask, only if its caller still waits
+            return False, exc
 
 
 async def _continue(steps: Any, pending: Any) -> Outcome:
@@ -355,5 +358,5 @@ async def _guarded(awaitable: Any) -> Outcome:
     """Await the provider; whatever it raises becomes an outcome, never escapes a task."""
     try:
         return True, await awaitable
-    except BaseException as exc:
-        return False, provider_error(exc)
+    except BaseException as exc:  # mapped by the ask, only if its caller still waits
+        return False, exc
