@@ -197,7 +197,10 @@ def test_previews_under_the_options_on_a_narrow_terminal(tui_run: Any) -> None:
 def test_long_labels_wrap_on_a_narrow_terminal(tui_run: Any) -> None:
     long = "a very long option label that cannot fit on one line of this terminal"
     session = tui_run(request(question("w", "Wrap?", long, "short")), columns=30, rows=20)
-    shown = session.screen.shows("short")
+    # the whole frame, footer included (it wraps too, so look for it across lines)
+    shown = session.screen.wait(
+        lambda text: "short" in text and "Esc: cancel" in text.replace("\n", ""), "the footer"
+    )
     lines = shown.splitlines()
     first = next(i for i, line in enumerate(lines) if "1. a very" in line)
     assert lines[first + 1].startswith(" " * 9)  # wrapped under the label, not the marks
