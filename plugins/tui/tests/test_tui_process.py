@@ -62,7 +62,7 @@ def tui_run() -> Iterator[Any]:
 
 def test_single_question_arrows_and_enter(tui_run: Any) -> None:
     session = tui_run(request(PKG))
-    shown = session.screen.shows("Which package manager?")
+    shown = session.screen.frame("Which package manager?")
     assert "Package" in shown.splitlines()[0]  # the header is a label above the question
     assert "The lockfile decides what CI installs." in shown
     assert "> ( ) 1. pnpm" in shown
@@ -88,7 +88,7 @@ def test_batch_tabs_review_and_multi_select(tui_run: Any) -> None:
     session.press(" ", "j", "j", " ")  # tick ruff and pylint
     screen.shows("> [x] 3. pylint")
     session.press("tab", "tab")  # on to the review without answering the name
-    shown = screen.shows("Review your answers")
+    shown = screen.frame("Review your answers")
     assert "• not answered yet" in shown
     assert "(1 not answered yet)" in shown
     session.press("enter")  # Submit refuses while a question is unanswered
@@ -96,7 +96,7 @@ def test_batch_tabs_review_and_multi_select(tui_run: Any) -> None:
     session.press("left")
     screen.shows("What is the project called?")
     session.press("demo", "enter")
-    shown = screen.shows("> Submit")
+    shown = screen.frame("> Submit")
     assert "✓ yarn" in shown
     assert "✓ ruff, pylint" in shown
     assert "✓ demo" in shown
@@ -148,7 +148,7 @@ def test_skipping_is_explicit_and_custom_text_and_notes(tui_run: Any) -> None:
     session.press("2", "enter")
     screen.shows("What is the project called?")
     session.press("esc", "s")  # leave the field, then skip
-    shown = screen.shows("> Submit")
+    shown = screen.frame("> Submit")
     assert "✓ bun" in shown
     assert "✓ mypy (notes: only on main)" in shown
     assert "- skipped" in shown
@@ -172,7 +172,7 @@ PREVIEWED = question(
 
 def test_previews_beside_the_options_on_a_wide_terminal(tui_run: Any) -> None:
     session = tui_run(request(PREVIEWED), columns=120)
-    shown = session.screen.shows("+----+----+")
+    shown = session.screen.frame("+----+----+")
     lines = shown.splitlines()
     row = next(line for line in lines if "1. grid" in line)
     assert row.rstrip().endswith("+----+----+")  # option left, preview right, one line
@@ -184,7 +184,7 @@ def test_previews_beside_the_options_on_a_wide_terminal(tui_run: Any) -> None:
 
 def test_previews_under_the_options_on_a_narrow_terminal(tui_run: Any) -> None:
     session = tui_run(request(PREVIEWED), columns=60)
-    shown = session.screen.shows("+----+----+")
+    shown = session.screen.frame("+----+----+")
     lines = shown.splitlines()
     option = next(i for i, line in enumerate(lines) if "1. grid" in line)
     preview = next(i for i, line in enumerate(lines) if "+----+----+" in line)
@@ -198,9 +198,7 @@ def test_long_labels_wrap_on_a_narrow_terminal(tui_run: Any) -> None:
     long = "a very long option label that cannot fit on one line of this terminal"
     session = tui_run(request(question("w", "Wrap?", long, "short")), columns=30, rows=20)
     # the whole frame, footer included (it wraps too, so look for it across lines)
-    shown = session.screen.wait(
-        lambda text: "short" in text and "Esc: cancel" in text.replace("\n", ""), "the footer"
-    )
+    shown = session.screen.frame("short")
     lines = shown.splitlines()
     first = next(i for i, line in enumerate(lines) if "1. a very" in line)
     assert lines[first + 1].startswith(" " * 9)  # wrapped under the label, not the marks
@@ -275,7 +273,7 @@ def test_model_text_is_neutralised(tui_run: Any) -> None:
         header="\x1b]0;pwned\x07",
     )
     session = tui_run(request(evil))
-    shown = session.screen.shows("Clear?")
+    shown = session.screen.frame("Clear?")
     assert "Clear?\\x1b[2J zero\\u200bwidth tag\\U000e0041 rtl\\u202eevil" in shown
     assert "a\\x1b[31mred" in shown
     assert "\\x1b]0;pwned\\x07" in shown

@@ -99,6 +99,15 @@ class Screen:
     def shows(self, text: str, timeout: float = PATIENCE) -> str:
         return self.wait(lambda shown: text in shown, repr(text), timeout)
 
+    def frame(self, text: str, timeout: float = PATIENCE) -> str:
+        """Wait until ``text`` is on a whole frame: the key line at its bottom (drawn last,
+        and wrapped on a narrow terminal) is there too, so nothing is still on its way."""
+        return self.wait(
+            lambda shown: text in shown and "Esc: cancel" in shown.replace("\n", ""),
+            f"{text!r} on a whole frame",
+            timeout,
+        )
+
     def in_raw(self, text: str, timeout: float = PATIENCE) -> str:
         """Wait until ``text`` was written (it may have scrolled off or been redrawn)."""
         deadline = time.monotonic() + timeout
