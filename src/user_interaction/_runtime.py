@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from _thread import allocate_lock
-from typing import Any, Callable, Final, Optional
+from typing import Callable, Final, Optional
 
 __all__ = ["LoopThread", "WORKERS", "WorkerPool"]
 
@@ -155,12 +155,3 @@ def _serve(loop: asyncio.AbstractEventLoop, ready: threading.Event) -> None:
 def stop_loop_thread(runner: LoopThread) -> None:
     """Finalizer-friendly wrapper (holds no reference to the manager)."""
     runner.stop()
-
-
-def settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
-    """Set a result or exception unless the future is already done (loop thread only)."""
-    if not future.done():
-        if ok:
-            future.set_result(value)
-        else:
-            future.set_exception(value)
