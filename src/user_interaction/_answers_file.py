@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Callable, Final, Mapping, Pattern, Union,
 import attrs
 
 from ._errors import ERROR_CODES, UserInteractionError
-from ._model import AskUserQuestionAnswerItem, AskUserQuestionItem, AskUserQuestionRequest
+from ._model import AskUserQuestionAnswerItem, AskUserQuestionItem, AskUserQuestionRequest, _kind
 
 if TYPE_CHECKING:
     import os
@@ -365,20 +365,6 @@ def _ruling(item: AskUserQuestionItem, rule: _Rule) -> Ruling:
 
 
 # -- parsing ------------------------------------------------------------------------------
-
-
-def _kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
 
 
 def _child(path: str, key: str) -> str:
