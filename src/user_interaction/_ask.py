@@ -121,7 +121,7 @@ class Ask:
             if holds_turn:
                 registration.release()
             if not answered and self._ending is None:  # the caller left: end it here
-                self._controller.abort(_caller_left())
+                self._controller.abort(caller_left())
                 task = self._task
                 if task is not None:
                     task.cancel()
@@ -321,7 +321,7 @@ class Ask:
         self._fail(error)
 
 
-def _caller_left() -> UserInteractionError:
+def caller_left() -> UserInteractionError:
     """The reason the provider's signal gives when the caller's task was cancelled (or
     otherwise stopped waiting): ``ASK_ABORTED``, caused by a ``CancelledError``."""
     return UserInteractionError(

@@ -31,10 +31,9 @@ import attrs
 import pluggy
 
 from ._abort import AbortController, AbortSignal
-from ._ask import Ask
+from ._ask import Ask, caller_left
 from ._discovery import _Scanner
 from ._errors import (
-    ASK_ABORTED,
     ASK_TIMEOUT,
     EXTENSION_FAILED,
     INVALID_ANSWER,
@@ -554,7 +553,7 @@ class Extensions:
 
         def finished(done: Any) -> None:
             if done.cancelled():
-                settle((False, _caller_left()))
+                settle((False, caller_left()))
             else:
                 settle(done.result())
 
@@ -584,7 +583,7 @@ class Extensions:
             if timer is not None:
                 timer.cancel()
             if not task.done():
-                controller.abort(_caller_left())
+                controller.abort(caller_left())
                 task.cancel()
 
     def _observe(
@@ -601,7 +600,7 @@ class Extensions:
         if error is not None and not isinstance(error, UserInteractionError):
             if not isinstance(error, _aio().CancelledError):
                 return  # KeyboardInterrupt, SystemExit: not an outcome of the ask
-            error = _caller_left()
+            error = caller_left()
         if finished is not None:
             finished.append((request, answer, error, provider, seconds))
             return
@@ -696,14 +695,6 @@ def _failed(name: str, problem: str, cause: BaseException | None) -> UserInterac
         f"Extension {name!r}: {problem}{':' if detail else ''}{detail}",
         EXTENSION_FAILED,
         cause=cause,
-    )
-
-
-def _caller_left() -> UserInteractionError:
-    return UserInteractionError(
-        "The caller stopped waiting for the answer.",
-        ASK_ABORTED,
-        cause=_aio().CancelledError(),
     )
 
 
