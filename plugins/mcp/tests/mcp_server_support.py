@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -193,7 +194,9 @@ def build_server(
     return server, probe, ui
 
 
-Reply = Callable[[str, dict[str, Any]], "mcp_types.ElicitResult | Awaitable[mcp_types.ElicitResult]"]
+Reply = Callable[
+    [str, dict[str, Any]], "mcp_types.ElicitResult | Awaitable[mcp_types.ElicitResult]"
+]
 
 
 class Human:
@@ -227,7 +230,7 @@ class RawResult(mcp_types.ElicitResult):
     """An elicitation result whose content is sent as it is, also what the protocol does
     not allow (a hostile or buggy client's reply)."""
 
-    content: dict[str, Any] | None = None  # type: ignore[assignment]
+    content: dict[str, Any] | None = None
 
 
 def accept(content: dict[str, Any] | None) -> mcp_types.ElicitResult:
@@ -236,8 +239,11 @@ def accept(content: dict[str, Any] | None) -> mcp_types.ElicitResult:
 
 
 def stdio_params() -> mcp.StdioServerParameters:
-    """Start the support server as a subprocess speaking MCP on its stdin/stdout."""
-    return mcp.StdioServerParameters(command=sys.executable, args=[str(SCRIPT)])
+    """Start the support server as a subprocess speaking MCP on its stdin/stdout (with this
+    environment: the SDK would pass only a few variables, and the tests' settings matter)."""
+    return mcp.StdioServerParameters(
+        command=sys.executable, args=[str(SCRIPT)], env=dict(os.environ)
+    )
 
 
 def connect(

@@ -5,5 +5,5 @@ from __future__ import annotations
 from mcp_server_support import build_server
 
 if __name__ == "__main__":
-    server, _, _ = build_server()
+    server = build_server()[0]
     server.run("stdio")

@@ -10,7 +10,17 @@ from typing import Any
 import mcp_types
 import pytest
 from mcp.shared.exceptions import MCPError
-from mcp_server_support import MODES, NAME, PKG, STEPS, Human, accept, build_server, connect, outcome
+from mcp_server_support import (
+    MODES,
+    NAME,
+    PKG,
+    STEPS,
+    Human,
+    accept,
+    build_server,
+    connect,
+    outcome,
+)
 from test_mcp_provider import run
 
 from user_interaction import ASK_DECLINED
@@ -136,7 +146,8 @@ def test_round_one_returns_the_form_and_sealed_state() -> None:
     assert isinstance(request, mcp_types.ElicitRequest)
     assert request.params.message == "[Setup] Which package manager?"
     assert result.request_state.startswith("v1.")  # sealed by MCPServer, not our JSON
-    assert "Setup" not in result.request_state and "ask0" not in result.request_state
+    assert "Setup" not in result.request_state
+    assert "ask0" not in result.request_state
 
 
 def tamper(state: str) -> str:
@@ -238,8 +249,15 @@ def test_a_changed_question_never_takes_the_old_answer() -> None:
     (first, second), seen = run(scenario())
     assert seen == []
     assert isinstance(second, mcp_types.InputRequiredResult)
-    assert first.input_requests["ask0"].params.message == "Run number 1?"
-    assert second.input_requests["ask0"].params.message == "Run number 2?"
+    assert message_of(first) == "Run number 1?"
+    assert message_of(second) == "Run number 2?"
+
+
+def message_of(result: mcp_types.InputRequiredResult) -> str:
+    assert result.input_requests is not None
+    request = result.input_requests["ask0"]
+    assert isinstance(request, mcp_types.ElicitRequest)
+    return request.params.message
 
 
 def test_an_answer_without_state_is_not_taken() -> None:

@@ -62,7 +62,8 @@ def test_single_select_answer(mode: str) -> None:
     assert len(human.forms) == 1
     message, schema = human.forms[0]
     assert message == "[Setup] Which package manager?"
-    assert schema["properties"]["q0"]["oneOf"][1] == {"const": "pnpm", "title": "pnpm — fast, strict"}
+    option = schema["properties"]["q0"]["oneOf"][1]
+    assert option == {"const": "pnpm", "title": "pnpm — fast, strict"}
 
 
 @pytest.mark.parametrize("mode", MODES)
