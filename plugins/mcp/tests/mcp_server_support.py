@@ -247,7 +247,7 @@ def stdio_params() -> mcp.StdioServerParameters:
 
 
 def connect(
-    server: MCPServer | mcp.StdioServerParameters,
+    server: MCPServer | mcp.StdioServerParameters | str,
     mode: str,
     human: Human | None,
     **options: Any,
