@@ -53,7 +53,7 @@ _BLANK_LINES: Final = re.compile(r"\n{3,}")
 class FormPlan:
     """The form for one request (``message``, ``schema``, ``digest``) and its reading."""
 
-    __slots__ = ("_fields", "digest", "message", "questions", "schema")
+    __slots__ = ("_digest", "_fields", "message", "questions", "schema")
 
     def __init__(self, questions: Sequence[AskUserQuestionItem]) -> None:
         self.questions = tuple(questions)
@@ -75,14 +75,21 @@ class FormPlan:
             if len(self.questions) == 1
             else f"The agent has {len(self.questions)} questions for you."
         )
-        rendered = json.dumps(
-            {"message": self.message, "schema": self.schema},
-            sort_keys=True,
-            separators=(",", ":"),
-        )
-        #: What identifies this form in a sealed ``request_state``: a changed question
-        #: (or option, or detail) is a different form, so it never takes an old answer.
-        self.digest = hashlib.sha256(rendered.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        self._digest: str | None = None
+
+    @property
+    def digest(self) -> str:
+        """What identifies this form in a sealed ``request_state``: a changed question (or
+        option, or detail) is a different form, so it never takes an old answer."""
+        if self._digest is None:
+            rendered = json.dumps(
+                {"message": self.message, "schema": self.schema},
+                sort_keys=True,
+                separators=(",", ":"),
+            )
+            digest = hashlib.sha256(rendered.encode("utf-8", "surrogatepass")).hexdigest()
+            self._digest = digest[:32]
+        return self._digest
 
     def read(self, action: object, content: object) -> AskUserQuestionAnswer:
         """The answer in an ``ElicitResult``'s ``action`` and ``content``.
