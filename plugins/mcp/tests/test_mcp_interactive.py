@@ -23,7 +23,7 @@ from mcp_server_support import (
 )
 from test_mcp_provider import run
 
-from user_interaction import ASK_DECLINED
+from user_interaction import ASK_DECLINED, PROVIDER_FAILED
 
 SETUP_ANSWERS = (accept({"q0": "pnpm"}), accept({"q0": ["lint", "test"], "q1": "Shed"}))
 SETUP_RESULT = {
@@ -277,3 +277,16 @@ def test_an_answer_without_state_is_not_taken() -> None:
     result, seen = run(scenario())
     assert isinstance(result, mcp_types.InputRequiredResult)
     assert seen == []
+
+
+def test_a_call_outside_any_request_fails_naming_the_fix() -> None:
+    """``MCPServer.call_tool`` without a request (a direct call in code): nothing to bind,
+    so the ask fails with ``PROVIDER_FAILED`` instead of reaching a missing session."""
+
+    async def scenario() -> Any:
+        server, _, _ = build_server()
+        return await server.call_tool("ask", {"questions": [PKG]})
+
+    result = outcome(run(scenario()))
+    assert result["error"] == PROVIDER_FAILED
+    assert "interactive" in result["message"]

@@ -128,7 +128,15 @@ class Replay:
         return None
 
     def _park(self, key: str, plan: FormPlan) -> concurrent.futures.Future[None]:
-        if self._closed or self.parked is not None:
+        if self._closed:
+            self.conflict = UserInteractionError(
+                "An @interactive tool of a 2026-07-28 MCP session asked again after its "
+                "round had ended: let the cancellation (or, in a sync tool, the error) that "
+                "ends a round propagate instead of catching it.",
+                PROVIDER_FAILED,
+            )
+            raise self.conflict
+        if self.parked is not None:
             self.conflict = UserInteractionError(
                 "Two asks ran at once inside an @interactive tool of a 2026-07-28 MCP session; "
                 "it can wait for one form at a time. Ask one after the other (no gather()).",
@@ -228,9 +236,7 @@ def interactive(fn: F) -> F:
 
     @functools.wraps(fn)
     async def tool(*args: Any, **kwargs: Any) -> Any:
-        context = kwargs.get(name)
-        if not isinstance(context, Context):
-            context = next((arg for arg in args if isinstance(arg, Context)), None)
+        context = _request_context(name, args, kwargs)
         outer = _BINDING.get()
         if context is None or (outer is not None and outer.context is context):
             return await _run(fn, is_async, args, kwargs)  # nothing (new) to bind
@@ -250,6 +256,23 @@ def interactive(fn: F) -> F:
             _BINDING.reset(token)
 
     return cast(F, tool)
+
+
+def _request_context(name: str, args: Any, kwargs: Any) -> Context[Any, Any] | None:
+    """The tool's ``Context``, if it belongs to a request (a direct call has none)."""
+    found = kwargs.get(name)
+    context: Context[Any, Any] | None = (
+        found
+        if isinstance(found, Context)
+        else next((arg for arg in args if isinstance(arg, Context)), None)
+    )
+    if context is None:
+        return None
+    try:
+        context.request_context  # noqa: B018 -- raises outside a request
+    except ValueError:
+        return None
+    return context
 
 
 async def _run(fn: Callable[..., Any], is_async: bool, args: Any, kwargs: Any) -> Any:
