@@ -11,7 +11,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import mcp
 import mcp_types
@@ -31,14 +31,24 @@ from user_interaction.tool import parse_arguments, render_answer
 
 __all__ = [
     "MODES",
+    "NAME",
+    "PKG",
     "SCRIPT",
+    "SETUP_ANSWERS",
+    "SETUP_RESULT",
+    "STEPS",
     "Human",
     "Probe",
+    "RawResult",
+    "accept",
     "build_server",
     "connect",
     "outcome",
+    "run",
     "stdio_params",
 ]
+
+T = TypeVar("T")
 
 #: The client modes every behaviour is checked in: 2025-11-25 and 2026-07-28.
 MODES = ("legacy", "auto")
@@ -238,6 +248,15 @@ def accept(content: dict[str, Any] | None) -> mcp_types.ElicitResult:
     return RawResult(action="accept", content=content)
 
 
+def run(coroutine: Awaitable[T], timeout: float = 30.0) -> T:
+    """Run a test scenario on a fresh event loop, bounded."""
+
+    async def bounded() -> T:
+        return await asyncio.wait_for(coroutine, timeout)
+
+    return asyncio.run(bounded())
+
+
 def stdio_params() -> mcp.StdioServerParameters:
     """Start the support server as a subprocess speaking MCP on its stdin/stdout (with this
     environment: the SDK would pass only a few variables, and the tests' settings matter)."""
@@ -256,3 +275,18 @@ def connect(
     if human is None:
         return mcp.Client(server, mode=mode, **options)
     return mcp.Client(server, mode=mode, elicitation_callback=human, **options)
+
+
+#: The human's replies to the ``setup`` tool's two forms, and the tool's result.
+SETUP_ANSWERS = (accept({"q0": "pnpm"}), accept({"q0": ["lint", "test"], "q1": "Shed"}))
+SETUP_RESULT = {
+    "rounds": [
+        {"answers": [{"id": "pkg", "selected": ["pnpm"]}]},
+        {
+            "answers": [
+                {"id": "steps", "selected": ["lint", "test"]},
+                {"id": "name", "selected": [], "custom": "Shed"},
+            ]
+        },
+    ]
+}

@@ -14,29 +14,18 @@ from mcp_server_support import (
     MODES,
     NAME,
     PKG,
+    SETUP_ANSWERS,
+    SETUP_RESULT,
     STEPS,
     Human,
     accept,
     build_server,
     connect,
     outcome,
+    run,
 )
-from test_mcp_provider import run
 
 from user_interaction import ASK_DECLINED, PROVIDER_FAILED
-
-SETUP_ANSWERS = (accept({"q0": "pnpm"}), accept({"q0": ["lint", "test"], "q1": "Shed"}))
-SETUP_RESULT = {
-    "rounds": [
-        {"answers": [{"id": "pkg", "selected": ["pnpm"]}]},
-        {
-            "answers": [
-                {"id": "steps", "selected": ["lint", "test"]},
-                {"id": "name", "selected": [], "custom": "Shed"},
-            ]
-        },
-    ]
-}
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -5,13 +5,23 @@ and the cases where no form can be sent."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
-from typing import Any, TypeVar
+from typing import Any
 
 import mcp_types
 import pytest
 from mcp.server.mcpserver import Context, MCPServer
-from mcp_server_support import MODES, PKG, STEPS, Human, accept, build_server, connect, outcome
+from mcp_server_support import (
+    MODES,
+    NAME,
+    PKG,
+    STEPS,
+    Human,
+    accept,
+    build_server,
+    connect,
+    outcome,
+    run,
+)
 from user_interaction_mcp import McpProvider, interactive
 
 from user_interaction import (
@@ -26,17 +36,6 @@ from user_interaction import (
     UserInteraction,
     UserInteractionError,
 )
-
-T = TypeVar("T")
-
-NAME = {"id": "name", "question": "What is the project called?"}
-
-
-def run(coroutine: Awaitable[T], timeout: float = 30.0) -> T:
-    async def bounded() -> T:
-        return await asyncio.wait_for(coroutine, timeout)
-
-    return asyncio.run(bounded())
 
 
 async def call(

@@ -13,8 +13,7 @@ from typing import Any
 import mcp
 import mcp_types
 import pytest
-from mcp_server_support import MODES, Human
-from test_mcp_provider import run
+from mcp_server_support import MODES, Human, run
 
 ROOT = Path(__file__).resolve().parents[3]
 SECTION = "## Asking from an MCP server's tool"

@@ -13,8 +13,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from mcp_server_support import PKG, SCRIPT, Human, accept, connect, outcome
-from test_mcp_provider import run
+from mcp_server_support import PKG, SCRIPT, Human, accept, connect, outcome, run
 
 from user_interaction import PROVIDER_FAILED
 

@@ -10,9 +10,18 @@ import jsonschema  # type: ignore[import-untyped]
 import mcp_types._v2025_11_25 as v2025
 import mcp_types._v2026_07_28 as v2026
 import pytest
-from mcp_server_support import MODES, NAME, STEPS, Human, accept, build_server, connect, outcome
+from mcp_server_support import (
+    MODES,
+    NAME,
+    STEPS,
+    Human,
+    accept,
+    build_server,
+    connect,
+    outcome,
+    run,
+)
 from pydantic import BaseModel
-from test_mcp_provider import run
 
 PREVIEWED = {
     "id": "layout",

@@ -12,16 +12,17 @@ from mcp_server_support import (
     MODES,
     NAME,
     PKG,
+    SETUP_ANSWERS,
+    SETUP_RESULT,
     STEPS,
     Human,
     accept,
     build_server,
     connect,
     outcome,
+    run,
     stdio_params,
 )
-from test_mcp_interactive import SETUP_ANSWERS, SETUP_RESULT
-from test_mcp_provider import run
 
 from user_interaction import ASK_ABORTED, ASK_CANCELLED, ASK_DECLINED, INVALID_ANSWER
 
