@@ -8,6 +8,7 @@ import asyncio
 import json
 import os
 import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -37,6 +38,7 @@ __all__ = [
     "SETUP_ANSWERS",
     "SETUP_RESULT",
     "STEPS",
+    "CountingProvider",
     "Human",
     "Probe",
     "RawResult",
@@ -74,12 +76,31 @@ STEPS = {
 NAME = {"id": "name", "question": "What is the project called?"}
 
 
-class Probe:
-    """What the server's tools did: body runs per tool, and every answer they saw."""
+class CountingProvider(McpProvider):
+    """McpProvider that counts its calls still running (from any thread)."""
 
     def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.active = 0
+
+    async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+        with self._lock:
+            self.active += 1
+        try:
+            return await super().ask(request)
+        finally:
+            with self._lock:
+                self.active -= 1
+
+
+class Probe:
+    """What the server's tools did: body runs per tool, every answer they saw, and the
+    provider (to see that no ask outlives its round)."""
+
+    def __init__(self, provider: CountingProvider) -> None:
         self.runs: dict[str, int] = {}
         self.seen: list[dict[str, Any]] = []
+        self.provider = provider
 
     def ran(self, tool: str) -> None:
         self.runs[tool] = self.runs.get(tool, 0) + 1
@@ -110,8 +131,9 @@ def build_server(
     security = None if ttl is None else RequestStateSecurity.ephemeral(ttl=ttl)
     server = MCPServer(name, request_state_security=security)
     ui = UserInteraction()
-    ui.register_provider(McpProvider())
-    probe = Probe()
+    provider = CountingProvider()
+    ui.register_provider(provider)
+    probe = Probe(provider)
 
     async def asked(questions: list[dict[str, Any]], **options: Any) -> str:
         try:

@@ -38,6 +38,7 @@ def test_two_asks_one_after_the_other(mode: str) -> None:
         server, probe, _ = build_server()
         async with connect(server, mode, human) as client:
             result = outcome(await client.call_tool("setup", {}))
+            assert probe.provider.active == 0  # no ask outlived its round
         return result, human, probe.runs
 
     result, human, runs = run(scenario())
@@ -57,6 +58,7 @@ def test_sync_tool_asks_with_ask_sync(mode: str) -> None:
         try:
             async with connect(server, mode, human) as client:
                 result = outcome(await client.call_tool("ask_sync", {"questions": [PKG]}))
+                assert probe.provider.active == 0  # the parked ask in the thread ended
         finally:
             await ui.aclose()
         return result, human, probe.runs

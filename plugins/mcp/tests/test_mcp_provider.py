@@ -134,23 +134,32 @@ def test_content_that_does_not_fit_is_invalid_answer(mode: str, content: Any) ->
     assert result["error"] == INVALID_ANSWER, result
 
 
+CONTROLS = "\x1b[2J\x1b]0;owned\x07\u202e"
+HUGE = CONTROLS + "x" * 100_000
 HOSTILE = [
-    pytest.param({"q2": "\x1b[2J\x1b]0;owned\x07" + "x" * 100_000}, id="huge-text-with-controls"),
-    pytest.param({"q0": "pnpm", "q0_other": "🙂" * 1000 + "\u202e"}, id="unicode-other"),
-    pytest.param({"q0": "pnpm", "__proto__": "x"}, id="prototype-key"),
-    pytest.param({"q0": "pnpm", "q0 ": "x"}, id="near-miss-key"),
+    # text is data: kept exactly (beyond surrounding whitespace), whatever it contains
+    pytest.param({"q2": HUGE}, [None, None, HUGE], id="huge-text-with-controls"),
+    pytest.param(
+        {"q0": "pnpm", "q0_other": " 🙂" * 1000},
+        ["🙂" + " 🙂" * 999, None, None],
+        id="unicode-other-replaces-choice",
+    ),
+    # a key the form did not contain, however close, is refused
+    pytest.param({"q0": "pnpm", "__proto__": "x"}, INVALID_ANSWER, id="prototype-key"),
+    pytest.param({"q0": "pnpm", "q0 ": "x"}, INVALID_ANSWER, id="near-miss-key"),
+    pytest.param({"Q0": "pnpm"}, INVALID_ANSWER, id="case-miss-key"),
+    pytest.param({"q0": CONTROLS}, INVALID_ANSWER, id="unoffered-label-with-controls"),
 ]
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("content", HOSTILE)
-def test_hostile_content_is_read_as_data_or_refused(mode: str, content: Any) -> None:
+@pytest.mark.parametrize(("content", "expected"), HOSTILE)
+def test_hostile_content_is_read_as_data_or_refused(mode: str, content: Any, expected: Any) -> None:
     result, _ = ask_with(mode, [PKG, STEPS, NAME], accept(content))
-    if "answers" in result:
-        texts = [item.get("custom") for item in result["answers"]]
-        assert texts[0] == content.get("q0_other", "").strip() or texts[2] == content["q2"]
+    if isinstance(expected, str):
+        assert result["error"] == expected, result
     else:
-        assert result["error"] == INVALID_ANSWER, result
+        assert [item.get("custom") for item in result["answers"]] == expected
 
 
 def test_a_client_error_reply_is_provider_failed() -> None:
