@@ -446,3 +446,39 @@ def test_the_2026_07_28_round_trip_goes_through_the_same_handler(where: str) -> 
     provider = ScriptedProvider({"n": "12"})
     result = ask_through(provider, "rounds", where=where, mode="auto", schema=schema)
     assert result == {"action": "accept", "content": {"n": 12}}
+
+
+def test_a_form_seen_before_is_asked_the_same_and_a_changed_one_anew() -> None:
+    provider = ScriptedProvider({"a": "1", "b": "Yes"})
+    first = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    changed = {"type": "object", "properties": {"a": {"type": "string"}}}
+    other = {"type": "object", "properties": {"b": {"type": "boolean"}}}
+
+    async def run() -> list[Any]:
+        with UserInteraction() as ui:
+            ui.register_provider(provider)
+            handler = elicitation_handler(ui)
+            async with connect("in-process", elicitation_callback=handler) as client:  # type: ignore[arg-type]
+                return [
+                    await call_json(client, "raw", schema=first),
+                    await call_json(client, "raw", schema=first, message="Again."),
+                    await call_json(client, "raw", schema=changed),
+                    await call_json(client, "raw", schema=other),
+                    await call_json(client, "raw", schema=first),
+                ]
+
+    assert [result["content"] for result in asyncio.run(run())] == [
+        {"a": 1},
+        {"a": 1},
+        {"a": "1"},
+        {"b": True},
+        {"a": 1},
+    ]
+    details = [request.questions[0].detail for request in provider.requests]
+    assert details == [
+        "Please answer.\n\nA whole number.",
+        "Again.\n\nA whole number.",
+        "Please answer.",
+        "Please answer.",
+        "Please answer.\n\nA whole number.",
+    ]

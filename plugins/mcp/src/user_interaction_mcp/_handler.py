@@ -8,6 +8,8 @@ once more), so it shows in whatever UI the harness already uses.
 from __future__ import annotations
 
 import logging
+import marshal
+import threading
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
@@ -44,6 +46,12 @@ _DONE: Final = "Done"
 _CANCEL: Final = "Cancel"
 _LONGEST_HEADER: Final = 40
 _REQUIRED: Final = "This question needs an answer."
+#: Forms remembered per handler (a server tends to send the same form again and again),
+#: and the largest schema remembered (its marshalled size, in bytes).
+_REMEMBERED: Final = 32
+_LARGEST_REMEMBERED: Final = 64 * 1024
+
+_FirstRound = tuple["list[Field]", "AskUserQuestionRequest | None"]
 
 _log = logging.getLogger(LOGGER)
 
@@ -64,11 +72,13 @@ def elicitation_handler(ui: UserInteraction, *, timeout: float | None = None) ->
 
 
 class _ElicitationHandler:
-    __slots__ = ("_timeout", "_ui")
+    __slots__ = ("_forms", "_lock", "_timeout", "_ui")
 
     def __init__(self, ui: UserInteraction, timeout: float | None) -> None:
         self._ui = ui
         self._timeout = timeout
+        self._forms: dict[tuple[bytes, str | None, str | None], _FirstRound] = {}
+        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"<elicitation_handler ui={self._ui!r} timeout={self._timeout!r}>"
@@ -99,16 +109,38 @@ class _ElicitationHandler:
     async def _ask(self, questions: list[AskUserQuestionItem]) -> AskUserQuestionAnswer:
         return await self._ui.ask(AskUserQuestionRequest(questions), timeout=self._timeout)
 
+    def _first_round(self, schema: Any, message: str | None, server: str | None) -> _FirstRound:
+        """The fields of ``schema`` and the request that asks them all; a form seen before
+        is not read again (immutable, so one request serves every ask of it)."""
+        try:
+            key = (marshal.dumps(schema), message, server)
+        except ValueError:  # not plain JSON data, or nested too deeply to be a form
+            key = None
+        if key is not None:
+            known = self._forms.get(key)
+            if known is not None:
+                return known
+        form = fields(schema)
+        request = AskUserQuestionRequest(_questions(form, {}, message, server)) if form else None
+        if key is not None and len(key[0]) <= _LARGEST_REMEMBERED:
+            with self._lock:
+                if len(self._forms) >= _REMEMBERED:
+                    self._forms.pop(next(iter(self._forms)))
+                self._forms[key] = (form, request)
+        return form, request
+
     async def _form(self, params: ElicitRequestFormParams, server: str | None) -> ElicitResult:
-        form = fields(params.requested_schema)
         message = params.message if params.message.strip() else None
-        if not form:
+        form, request = self._first_round(params.requested_schema, message, server)
+        if request is None:
             return await self._confirm(message, server)
         content: dict[str, Any] = {}
         pending = form
         reasons: dict[str, str] = {}
         for last in (False, True):
-            answer = await self._ask(_questions(pending, reasons, message, server))
+            if last:
+                request = AskUserQuestionRequest(_questions(pending, reasons, message, server))
+            answer = await self._ui.ask(request, timeout=self._timeout)
             reasons = {}
             misfit = False
             for field in pending:
