@@ -423,7 +423,7 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,
         prefix_chars="\0",
     )
-    mcp_server.add_argument("arguments", nargs=argparse.REMAINDER)
+    mcp_server.add_argument("arguments", nargs=argparse.REMAINDER, metavar="OPTIONS")
     mcp_server.set_defaults(run=_run_mcp_server)
     return parser
 
@@ -881,6 +881,9 @@ def _run_mcp_server(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as exc:
         if exc.name is None or exc.name.partition(".")[0] != "user_interaction_mcp":
             raise _Failure(f"mcp-server: cannot import user_interaction_mcp: {exc}") from exc
+        if {"-h", "--help"} & set(args.arguments):
+            print(f"usage: {PROG} mcp-server [OPTIONS]\n\n{_MCP_MISSING}")
+            return EXIT_OK
         raise _Failure(_MCP_MISSING) from exc
     status: int = serve(args.arguments, prog=f"{PROG} mcp-server")
     return status
