@@ -364,10 +364,11 @@ def _field(name: object, spec: object, required: bool) -> Field:
         return _Number(name, spec, required, kind == "integer")
     if kind == "array":
         items = spec.get("items")
-        pairs = _enum_pairs(name, items) if isinstance(items, dict) else None
-        if pairs is None or items.get("type", "string") != "string":  # type: ignore[union-attr]
-            raise Unsupported(f"property {_quote(name)}: an array that is not of enum strings")
-        return _MultiChoice(name, spec, required, pairs)
+        if isinstance(items, dict) and items.get("type", "string") == "string":
+            pairs = _enum_pairs(name, items)
+            if pairs is not None:
+                return _MultiChoice(name, spec, required, pairs)
+        raise Unsupported(f"property {_quote(name)}: an array that is not of enum strings")
     raise Unsupported(f"property {_quote(name)}: type {kind!r:.40} is not supported")
 
 
