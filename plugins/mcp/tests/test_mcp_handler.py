@@ -339,9 +339,12 @@ def test_a_url_elicitation_shows_the_address_with_done_and_cancel(where: str) ->
     assert ask_through(provider, "visit", url=url) == {"action": "cancel"}
 
 
-def test_a_url_that_is_not_http_is_declined_without_asking() -> None:
+@pytest.mark.parametrize(
+    "url", ["javascript:alert(1)", "file:///etc/passwd", "http://[::1", "https://a b", "https:x"]
+)
+def test_a_url_that_is_not_a_web_address_is_declined_without_asking(url: str) -> None:
     provider = ScriptedProvider({"url": "Done"})
-    assert ask_through(provider, "visit", url="javascript:alert(1)") == {"action": "decline"}
+    assert ask_through(provider, "visit", url=url) == {"action": "decline"}
     assert provider.requests == []
 
 

@@ -181,8 +181,7 @@ class _ElicitationHandler:
     async def _url(self, params: ElicitRequestURLParams, server: str | None) -> ElicitResult:
         """Out of band: show the address; Done accepts, anything else cancels."""
         url = params.url
-        parts = urlsplit(url) if url.isprintable() and not any(c.isspace() for c in url) else None
-        if parts is None or parts.scheme not in ("http", "https") or not parts.netloc:
+        if not _web_address(url):
             raise Unsupported(f"a URL elicitation to {url[:80]!r} (only http and https)")
         item = AskUserQuestionItem(
             "url",
@@ -215,6 +214,17 @@ def _questions(
             detail.append(message)
         questions.append(field.question(detail, _header(server) if index == 0 else None))
     return questions
+
+
+def _web_address(url: str) -> bool:
+    """Whether ``url`` is a plain http(s) address: nothing else is shown to open."""
+    if not url.isprintable() or any(c.isspace() for c in url):
+        return False
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # e.g. an unclosed IPv6 bracket
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.netloc)
 
 
 def _server_name(context: object) -> str | None:
