@@ -113,3 +113,45 @@ def test_the_stdio_provider_asks_on_the_controlling_terminal() -> None:
     assert "[Package] Which package manager?" in shown
     assert "1. npm" in shown
     assert "2. pnpm" in shown
+
+
+# As LAUNCH, but the server runs as a child whose exit status is written to a file: the
+# file exists only if the server ended by itself (the SDK kills the whole process group
+# of a server that does not end within 2 seconds of the client leaving).
+LAUNCH_AND_REPORT = """
+import os, subprocess, sys
+try:
+    os.setsid()
+except OSError:
+    pass
+os.close(os.open(sys.argv[1], os.O_RDWR))
+status = subprocess.call([sys.executable, *sys.argv[3:]])
+with open(sys.argv[2], "w") as file:
+    file.write(str(status))
+"""
+
+
+def test_the_client_leaving_mid_question_ends_the_server(tmp_path: Any) -> None:
+    terminal = Terminal()
+    status = tmp_path / "status"
+    arguments = ["-m", "user_interaction", "mcp-server", "--provider", "stdio"]
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-c", LAUNCH_AND_REPORT, terminal.name, str(status), *arguments],
+        env=child_env(),
+    )
+
+    async def run() -> None:
+        async with mcp.Client(params) as client:
+            call = asyncio.create_task(client.call_tool(tool.NAME, PKG))
+            await asyncio.get_running_loop().run_in_executor(None, terminal.type_when, "> ", "")
+            call.cancel()  # the question is on the terminal; the client goes away
+
+    try:
+        asyncio.run(asyncio.wait_for(run(), PATIENCE))
+        deadline = time.monotonic() + PATIENCE
+        while not status.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        terminal.close()
+    assert status.read_text() == "0"
