@@ -6,6 +6,7 @@
 ``ask QUESTION``        ask a human through a provider; print the answer
 ``dev PROVIDER``        ask again and again, hot-reloading the provider on every save
 ``new-provider NAME``   write a pip-installable provider distribution to start from
+``mcp-server``          an MCP server offering ``ask_user_question`` (user-interaction-mcp)
 ======================  ==============================================================
 
 Every :class:`~user_interaction.UserInteractionError` ends the command with one line on
@@ -413,6 +414,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="where to write it (default: ./user-interaction-NAME); must be empty or new",
     )
     new.set_defaults(run=_run_new_provider, parser=new)
+
+    # Everything after the command goes to the mcp distribution's own parser, --help too
+    # (an unused prefix character keeps argparse from reading the options here).
+    mcp_server = commands.add_parser(
+        "mcp-server",
+        help="serve the ask_user_question tool over MCP (needs user-interaction-mcp)",
+        add_help=False,
+        prefix_chars="\0",
+    )
+    mcp_server.add_argument("arguments", nargs=argparse.REMAINDER, metavar="OPTIONS")
+    mcp_server.set_defaults(run=_run_mcp_server)
     return parser
 
 
@@ -853,3 +865,25 @@ def _run_new_provider(args: argparse.Namespace) -> int:
         raise _Failure(f"cannot write the distribution: {exc}") from exc
     print(describe_next_steps(args.name, *written))
     return EXIT_OK
+
+
+# -- mcp-server (in the mcp distribution) -----------------------------------------------
+
+_MCP_MISSING: Final = (
+    "mcp-server needs the user-interaction-mcp distribution (Python 3.10+): "
+    "pip install user-interaction-mcp (from a checkout: pip install -e plugins/mcp)"
+)
+
+
+def _run_mcp_server(args: argparse.Namespace) -> int:
+    try:
+        from user_interaction_mcp.server import main as serve
+    except ModuleNotFoundError as exc:
+        if exc.name is None or exc.name.partition(".")[0] != "user_interaction_mcp":
+            raise _Failure(f"mcp-server: cannot import user_interaction_mcp: {exc}") from exc
+        if {"-h", "--help"} & set(args.arguments):
+            print(f"usage: {PROG} mcp-server [OPTIONS]\n\n{_MCP_MISSING}")
+            return EXIT_OK
+        raise _Failure(_MCP_MISSING) from exc
+    status: int = serve(args.arguments, prog=f"{PROG} mcp-server")
+    return status
