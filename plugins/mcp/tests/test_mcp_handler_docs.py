@@ -1,4 +1,4 @@
-"""The examples of docs/mcp-client.md run as written (scripted answers stand in for the human)."""
+"""The client-side examples of docs/mcp.md run as written (scripted answers play the human)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,15 @@ from pathlib import Path
 from mcp_client_support import PATIENCE, ROOT, child_env
 from user_interaction_mcp.server import build_parser
 
-PAGE = ROOT / "docs" / "mcp-client.md"
+PAGE = ROOT / "docs" / "mcp.md"
+#: Where the client side begins on the page (the server side has examples of its own).
+CLIENT_SIDE = "## Routing an MCP client's elicitations to any UI"
 
 
 def examples() -> list[str]:
     """The page's runnable Python examples, in order."""
-    blocks = re.findall(r"```python\n(.*?)```", PAGE.read_text(encoding="utf-8"), re.S)
+    client_side = PAGE.read_text(encoding="utf-8").split(CLIENT_SIDE, 1)[1]
+    blocks = re.findall(r"```python\n(.*?)```", client_side, re.S)
     return [block for block in blocks if "asyncio.run(main())" in block]
 
 
