@@ -9,7 +9,8 @@ wire data strictly and reports the first problem with its path.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 
@@ -33,11 +34,14 @@ def _sequence(value: object, field: str, kind: type, convert: Any = None) -> tup
     turns a plain ``str`` element into a ``kind``)."""
     if value is None:
         return ()
-    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
-        raise TypeError(
-            f"{field}: expected a sequence of {kind.__name__}, got {type(value).__name__}"
-        )
-    items = value if type(value) is tuple else tuple(value)
+    cls = type(value)  # lists and tuples skip the (slower) ABC checks
+    if (
+        cls is not tuple
+        and cls is not list
+        and (isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable))
+    ):
+        raise TypeError(f"{field}: expected a sequence of {kind.__name__}, got {cls.__name__}")
+    items = tuple(cast("Iterable[Any]", value))  # a tuple is not copied
     for item in items:
         if type(item) is not kind and not isinstance(item, kind):
             break
