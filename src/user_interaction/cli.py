@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Final, Iterator, Sequence, TextIO
 
 from . import __version__
+from ._answers_file import INVALID_ANSWERS_FILE, UNANSWERED_QUESTION
 from ._discovery import (
     ENTRY_POINT_GROUP,
     PROVIDER_ENV,
@@ -55,6 +56,7 @@ from ._errors import (
     RELOAD_FAILED,
     UserInteractionError,
 )
+from ._json import loads
 from ._manager import UserInteraction
 from ._model import (
     AskUserQuestionAnswer,
@@ -74,6 +76,8 @@ __all__ = [
     "EXIT_INVALID_REQUEST",
     "EXIT_NO_PROVIDER",
     "EXIT_OK",
+    "EXIT_OUTPUT_FAILED",
+    "EXIT_PLUGIN_ERROR",
     "EXIT_PROVIDER_FAILED",
     "EXIT_STATUS",
     "EXIT_USAGE",
@@ -103,6 +107,11 @@ EXIT_NO_PROVIDER: Final = 5
 EXIT_INVALID_REQUEST: Final = 6
 #: The provider (or an extension) failed or returned an invalid answer.
 EXIT_PROVIDER_FAILED: Final = 7
+#: A provider or extension failed with an error code of its own, one the core does not
+#: define (the scripted provider's ``UNANSWERED_QUESTION``, ``INVALID_ANSWERS_FILE``, ...).
+EXIT_PLUGIN_ERROR: Final = 8
+#: The output cannot be written: stdout is closed or full (``ask``: the answer is lost).
+EXIT_OUTPUT_FAILED: Final = 9
 #: Interrupted with Ctrl-C (128 + SIGINT).
 EXIT_INTERRUPTED: Final = 130
 
@@ -124,6 +133,8 @@ EXIT_STATUS: Final[dict[str, int]] = {
     PROVIDER_DISPOSED: EXIT_PROVIDER_FAILED,
     RELOAD_FAILED: EXIT_PROVIDER_FAILED,
     EXTENSION_FAILED: EXIT_PROVIDER_FAILED,
+    UNANSWERED_QUESTION: EXIT_PLUGIN_ERROR,
+    INVALID_ANSWERS_FILE: EXIT_PLUGIN_ERROR,
 }
 
 #: ``1`` (or ``true``, ``yes``, ``on``) traces each ask; ``answers`` adds the answers' text.
@@ -136,8 +147,9 @@ _DEFAULT_ID: Final = "question"
 
 
 def exit_status(error: UserInteractionError) -> int:
-    """The exit status for ``error``'s code (``EXIT_ERROR`` for a code it does not know)."""
-    return EXIT_STATUS.get(error.code, EXIT_ERROR)
+    """The exit status for ``error``'s code: :data:`EXIT_STATUS` says, and a code it does
+    not know is a plugin's own (:data:`EXIT_PLUGIN_ERROR`)."""
+    return EXIT_STATUS.get(error.code, EXIT_PLUGIN_ERROR)
 
 
 class _Failure(Exception):
@@ -242,6 +254,9 @@ exit status:
        PROVIDER_LOAD_FAILED)
   6    invalid request (INVALID_REQUEST, EMPTY_QUESTIONS)
   7    the provider failed (PROVIDER_FAILED, INVALID_ANSWER, PROVIDER_DISPOSED)
+  8    a provider's or extension's own error code (UNANSWERED_QUESTION,
+       INVALID_ANSWERS_FILE, any code the core does not define)
+  9    the output cannot be written (stdout closed or full)
   130  interrupted (Ctrl-C)
 """
 
@@ -695,7 +710,7 @@ def _read_request(source: str) -> AskUserQuestionRequest:
             f"request: cannot read {where}: {exc}", INVALID_REQUEST, cause=exc
         ) from exc
     try:
-        data = json.loads(text)
+        data = loads(text)
     except ValueError as exc:
         raise UserInteractionError(
             f"request: not valid JSON: {exc}", INVALID_REQUEST, cause=exc
@@ -789,7 +804,7 @@ def _provider_option(text: str) -> tuple[str, object]:
     if not equals or not key.isidentifier():
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE with KEY a name, got {text!r}")
     try:
-        value: object = json.loads(raw)
+        value: object = loads(raw)
     except ValueError:
         value = raw
     return key, value

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Final, Mapping
 import attrs
 
 from ._errors import INVALID_REQUEST, UserInteractionError
+from ._json import loads
 from ._model import (
     AskUserQuestionAnswer,
     AskUserQuestionItem,
@@ -291,10 +292,8 @@ def parse_arguments(
     """
     if isinstance(raw, (str, bytes, bytearray)):
         try:
-            raw = json.loads(raw)
-        except RecursionError as exc:
-            raise _invalid(["arguments: not valid JSON (nested too deeply)"]) from exc
-        except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, too many digits
+            raw = loads(raw)
+        except ValueError as exc:  # bad JSON, nested too deeply, UnicodeDecodeError, ...
             raise _invalid([f"arguments: not valid JSON ({exc})"]) from exc
     problems: list[str] = []
     questions = _questions(raw, problems, _NO_LIMITS if limits is None else limits)

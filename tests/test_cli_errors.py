@@ -1,0 +1,156 @@
+"""Errors a user meets at the command line: each is one line on stderr and a documented
+exit status, never a traceback (issue 15). Every test runs the real console script
+``user-interaction`` in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from cli_support import SCRIPT, child_env, make_site, run, stdio_installed
+
+from user_interaction import UserInteraction, UserInteractionError
+from user_interaction.cli import (
+    EXIT_INVALID_REQUEST,
+    EXIT_NO_PROVIDER,
+    EXIT_PLUGIN_ERROR,
+)
+from user_interaction.extensions import INVALID_ANSWERS_FILE, AnswersFile
+
+pytestmark = pytest.mark.skipif(SCRIPT is None, reason="the console script is not installed")
+
+DEEP = "[" * 200_000  # far deeper than Python's JSON parser can recurse
+
+
+def scripted_installed() -> bool:
+    return any(
+        info.name == "scripted" and info.value.startswith("user_interaction_scripted")
+        for info in UserInteraction().providers()
+    )
+
+
+needs_stdio = pytest.mark.skipif(
+    not stdio_installed(), reason="the stdio provider (user-interaction-stdio) is not installed"
+)
+needs_scripted = pytest.mark.skipif(
+    not scripted_installed(),
+    reason="the scripted provider (user-interaction-scripted) is not installed",
+)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_site(tmp_path_factory.mktemp("site"))
+
+
+def one_line(stderr: str, start: str) -> str:
+    """The single line of ``stderr``, which starts with ``start``."""
+    lines = stderr.splitlines()
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith(start), stderr
+    assert "Traceback" not in stderr
+    return lines[0]
+
+
+# -- deeply nested JSON ------------------------------------------------------------------
+
+NESTED = "user-interaction: INVALID_REQUEST: request: not valid JSON: nested too deeply"
+
+
+def test_a_deeply_nested_request_file(site: Path, tmp_path: Path) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text(DEEP, encoding="utf-8")
+    done = run("ask", "--request", str(path), "-p", "cli-test", kind="script", env=child_env(site))
+    assert (done.returncode, done.stdout) == (EXIT_INVALID_REQUEST, "")
+    assert one_line(done.stderr, NESTED) == NESTED
+
+
+def test_a_deeply_nested_request_from_stdin(site: Path) -> None:
+    done = run(
+        "ask", "--request", "-", "-p", "cli-test", input=DEEP, kind="script", env=child_env(site)
+    )
+    assert (done.returncode, done.stdout) == (EXIT_INVALID_REQUEST, "")
+    assert one_line(done.stderr, NESTED) == NESTED
+
+
+def test_a_deeply_nested_request_in_dev(site: Path, tmp_path: Path) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text(DEEP, encoding="utf-8")
+    done = run("dev", "cli-test", "--request", str(path), kind="script", env=child_env(site))
+    assert (done.returncode, done.stdout) == (EXIT_INVALID_REQUEST, "")
+    assert one_line(done.stderr, NESTED) == NESTED
+
+
+def test_a_deeply_nested_provider_option_is_a_string(site: Path) -> None:
+    """``--provider-option`` parses its value on the same path: too deep for JSON, it is
+    taken as the string it is (and the test provider rejects the unknown option)."""
+    done = run(
+        "ask", "Q", "-p", "cli-test", "--provider-option", f"depth={DEEP[:100_000]}",
+        kind="script", env=child_env(site),
+    )  # fmt: skip
+    assert done.returncode == EXIT_NO_PROVIDER
+    one_line(done.stderr, "user-interaction: PROVIDER_LOAD_FAILED: ")
+
+
+# -- plugin codes have exit statuses of their own ---------------------------------------
+
+
+@needs_scripted
+def test_the_scripted_provider_s_code_exits_with_the_plugin_status(tmp_path: Path) -> None:
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps({"answers": {"other": "x"}}), encoding="utf-8")
+    env = child_env(USER_INTERACTION_ANSWERS=str(answers))
+    done = run("ask", "Deploy?", "-o", "Yes", "-p", "scripted", kind="script", env=env)
+    assert (done.returncode, done.stdout) == (EXIT_PLUGIN_ERROR, "")
+    one_line(done.stderr, "user-interaction: UNANSWERED_QUESTION: ")
+
+
+@pytest.mark.parametrize("code", ["INVALID_ANSWERS_FILE", "UNANSWERED_QUESTION", "MY_OWN_CODE"])
+def test_a_provider_s_own_code_exits_with_the_plugin_status(site: Path, code: str) -> None:
+    done = run(
+        "ask", "Q", "-o", "A", "-p", "cli-test",
+        kind="script", env=child_env(site, CLI_TEST_PLAN=f"error:{code}"),
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (EXIT_PLUGIN_ERROR, "")
+    one_line(done.stderr, f"user-interaction: {code}: the provider says no")
+
+
+# -- answers files that are too deep, or not regular files --------------------------------
+
+
+def test_a_deeply_nested_answers_file_is_invalid(tmp_path: Path) -> None:
+    path = tmp_path / "answers.json"
+    path.write_text(DEEP, encoding="utf-8")
+    with pytest.raises(UserInteractionError) as caught:
+        AnswersFile.read(path)
+    assert caught.value.code == INVALID_ANSWERS_FILE
+    assert caught.value.message == f"{path}: not valid JSON: nested too deeply"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and /dev/zero are POSIX")
+@needs_scripted
+@pytest.mark.parametrize("kind", ["fifo", "/dev/zero", "directory"])
+def test_an_answers_file_that_is_not_a_regular_file(tmp_path: Path, kind: str) -> None:
+    """Rejected before any read: a FIFO nobody writes to, or ``/dev/zero``, would block
+    ``use()`` for ever (``--timeout`` only starts with the ask)."""
+    if kind == "fifo":
+        path = tmp_path / "answers.fifo"
+        os.mkfifo(path)
+    elif kind == "directory":
+        path = tmp_path
+    else:
+        path = Path(kind)
+    env = child_env(USER_INTERACTION_ANSWERS=str(path))
+    done = run(
+        "ask", "Q", "-o", "A", "-p", "scripted", "--timeout", "30",
+        kind="script", env=env, timeout=20,
+    )  # fmt: skip
+    assert done.returncode == EXIT_NO_PROVIDER
+    line = one_line(done.stderr, "user-interaction: PROVIDER_LOAD_FAILED: ")
+    assert line.endswith(f"{path}: cannot read the answers file: not a regular file")
+    with pytest.raises(UserInteractionError) as caught:
+        AnswersFile.read(path)
+    assert caught.value.code == INVALID_ANSWERS_FILE
