@@ -154,3 +154,28 @@ def test_an_answers_file_that_is_not_a_regular_file(tmp_path: Path, kind: str) -
     with pytest.raises(UserInteractionError) as caught:
         AnswersFile.read(path)
     assert caught.value.code == INVALID_ANSWERS_FILE
+
+
+# -- text made of NUL bytes, or holding a lone surrogate ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "message"),
+    [
+        ({"id": "\u0000\u0000", "question": "Q"}, "questions[0].id: must not be blank"),
+        ({"id": "a", "question": "\u0000"}, "questions[0].question: must not be blank"),
+        (
+            {"id": "a\ud800", "question": "Q"},
+            "questions[0].id: must be valid Unicode: it holds a lone surrogate",
+        ),
+    ],
+)
+def test_a_request_of_nul_bytes_or_lone_surrogates(
+    site: Path, tmp_path: Path, question: dict[str, str], message: str
+) -> None:
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps({"questions": [question]}), encoding="utf-8")  # \u escapes
+    done = run("ask", "--request", str(path), "-p", "cli-test", kind="script", env=child_env(site))
+    assert (done.returncode, done.stdout) == (EXIT_INVALID_REQUEST, "")
+    line = one_line(done.stderr, "user-interaction: INVALID_REQUEST: ")
+    assert line == f"user-interaction: INVALID_REQUEST: {message}"

@@ -295,6 +295,11 @@ INVALID_BOTH = [
 
 # Well-typed arguments only parse_arguments rejects: rules the schema cannot express.
 INVALID_PARSER_ONLY = [
+    (one_question(id="\x00\x00"), "questions[0].id: must not be blank"),
+    (
+        one_question(question="Deploy?\ud800"),
+        "questions[0].question: must be valid Unicode: it holds a lone surrogate",
+    ),
     (
         {"questions": [{"id": "pkg", "question": "A?"}, {"id": "pkg", "question": "B?"}]},
         "questions[1].id: duplicate id 'pkg'",
@@ -1334,7 +1339,7 @@ def test_property_any_string(raw: str | bytes) -> None:
 @given(st.text())
 def test_property_any_id_text(text: str) -> None:
     result = outcome({"questions": [{"id": text, "question": "?"}]})
-    if text.strip():
+    if text.replace("\x00", "").strip():  # NUL bytes are blank too
         assert isinstance(result, AskUserQuestionRequest)
         assert result.questions[0].id == text
     else:

@@ -3,7 +3,8 @@ well-formed answer (checked before the caller sees it)."""
 
 from __future__ import annotations
 
-from typing import Mapping
+import re
+from typing import Final, Mapping
 
 from ._errors import EMPTY_QUESTIONS, INVALID_ANSWER, INVALID_REQUEST, UserInteractionError
 from ._model import (
@@ -14,7 +15,23 @@ from ._model import (
     AskUserQuestionRequest,
 )
 
-__all__ = ["validate_answer", "validate_request"]
+__all__ = ["text_problem", "validate_answer", "validate_request"]
+
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def text_problem(text: str, *, required: bool = True) -> str | None:
+    """What is wrong with ``text`` as a request's text, or ``None``.
+
+    Required text (an id, a question, a label) must not be blank: whitespace and NUL bytes
+    do not count. No text may hold a lone surrogate (``"\\ud800"``): it is not Unicode,
+    and no provider could encode it to show or send it.
+    """
+    if required and not text.replace("\x00", "").strip():
+        return "must not be blank"
+    if _SURROGATE.search(text) is not None:
+        return "must be valid Unicode: it holds a lone surrogate"
+    return None
 
 
 def _bad(where: str, problem: str, code: str = INVALID_REQUEST) -> UserInteractionError:
@@ -24,13 +41,21 @@ def _bad(where: str, problem: str, code: str = INVALID_REQUEST) -> UserInteracti
 def _text(value: object, where: str) -> None:
     if type(value) is not str and not isinstance(value, str):
         raise _bad(where, f"expected a string, got {type(value).__name__}")
-    if not value.strip():
-        raise _bad(where, "must not be blank")
+    problem = text_problem(value)
+    if problem is not None:
+        raise _bad(where, problem)
 
 
 def _optional_text(value: object, where: str) -> None:
     if value is not None and not isinstance(value, str):
         raise _bad(where, f"expected a string or None, got {type(value).__name__}")
+    problem = None if value is None else text_problem(value, required=False)
+    if problem is not None:
+        raise _bad(where, problem)
+
+
+def _optional_ok(value: object) -> bool:
+    return value is None or (type(value) is str and text_problem(value, required=False) is None)
 
 
 _last_valid: tuple[AskUserQuestionItem, ...] | None = None
@@ -61,15 +86,13 @@ def _questions_ok(questions: object) -> bool:
         if type(item) is not AskUserQuestionItem:
             return False
         item_id = item.id
-        if type(item_id) is not str or not item_id.strip() or item_id in ids:
+        if type(item_id) is not str or text_problem(item_id) is not None or item_id in ids:
             return False
         ids.add(item_id)
         text = item.question
-        if type(text) is not str or not text.strip():
+        if type(text) is not str or text_problem(text) is not None:
             return False
-        if (item.header is not None and type(item.header) is not str) or (
-            item.detail is not None and type(item.detail) is not str
-        ):
+        if not (_optional_ok(item.header) and _optional_ok(item.detail)):
             return False
         multi: object = item.multi_select  # typed bool, but a caller may pass anything
         if multi is not True and multi is not False:
@@ -86,12 +109,10 @@ def _questions_ok(questions: object) -> bool:
             if type(option) is not AskUserQuestionOption:
                 return False
             label = option.label
-            if type(label) is not str or not label.strip() or label in labels:
+            if type(label) is not str or text_problem(label) is not None or label in labels:
                 return False
             labels.add(label)
-            if (option.description is not None and type(option.description) is not str) or (
-                option.preview is not None and type(option.preview) is not str
-            ):
+            if not (_optional_ok(option.description) and _optional_ok(option.preview)):
                 return False
     return True
 

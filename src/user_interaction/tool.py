@@ -33,6 +33,7 @@ from ._model import (
     AskUserQuestionRequest,
     _kind,
 )
+from ._validation import text_problem
 
 if TYPE_CHECKING:
     from ._abort import AbortSignal
@@ -421,8 +422,9 @@ def _text(
         hint = " (leave the field out instead)" if value is None and not required else ""
         problems.append(f"{where}: expected a string, got {_kind(value)}{hint}")
         return None
-    if not value.strip():
-        problems.append(f"{where}: must not be blank")
+    problem = text_problem(value)
+    if problem is not None:
+        problems.append(f"{where}: {problem}")
         return None
     return value
 
