@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 from cli_support import SCRIPT, child_env, make_site, run, stdio_installed
+from distfactory import make_dist
 
-from user_interaction import UserInteraction, UserInteractionError
+from user_interaction import PROVIDER_ENV, UserInteraction, UserInteractionError
 from user_interaction.cli import (
     EXIT_INVALID_REQUEST,
     EXIT_NO_PROVIDER,
@@ -179,3 +180,29 @@ def test_a_request_of_nul_bytes_or_lone_surrogates(
     assert (done.returncode, done.stdout) == (EXIT_INVALID_REQUEST, "")
     line = one_line(done.stderr, "user-interaction: INVALID_REQUEST: ")
     assert line == f"user-interaction: INVALID_REQUEST: {message}"
+
+
+# -- escape sequences and invisible characters in what the command line prints -----------
+
+EVIL_NAME = "\x1b[31mred\u200b"
+
+
+def test_providers_shows_escape_sequences_in_names_instead_of_running_them(
+    tmp_path: Path,
+) -> None:
+    site = tmp_path / "site"
+    make_dist(
+        site,
+        "evil-dist",
+        "1.0\x1b]0;pwned\x07",
+        entry_points={EVIL_NAME: "evil_no_such_module:Provider\x1b[2J"},
+    )
+    env = child_env(site, **{PROVIDER_ENV: EVIL_NAME})
+    for args in (["providers"], ["providers", "--check"]):
+        done = run(*args, kind="script", env=env)
+        shown = done.stdout + done.stderr
+        assert "\x1b" not in shown and "\x07" not in shown and "\u200b" not in shown, shown
+        assert "\\x1b[31mred\\u200b" in done.stdout
+        assert "evil_no_such_module:Provider\\x1b[2J" in done.stdout
+    assert done.returncode == EXIT_NO_PROVIDER  # the --check: it fails to load
+    assert "\\x1b[31mred\\u200b: PROVIDER_LOAD_FAILED: " in done.stdout

@@ -64,6 +64,7 @@ from ._model import (
     AskUserQuestionOption,
     AskUserQuestionRequest,
 )
+from .terminal import visible
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -161,7 +162,9 @@ class _Failure(Exception):
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    """``text`` on one line, safe to show: names and messages may come from installed
+    distributions or a model, so escape sequences and invisible characters are shown."""
+    return visible(" ".join(text.split()))
 
 
 def _say_error(text: str) -> None:
@@ -569,11 +572,8 @@ def _print_providers_table(
 ) -> None:
     header = ["", "NAME", "DISTRIBUTION", "VERSION", "ENTRY POINT"]
     table = [
-        ["*" if info.name == default else "", info.name, info.distribution, info.version]
-        for info in infos
+        ["*" if info.name == default else "", *map(_one_line, _described(info))] for info in infos
     ]
-    for cells, info in zip(table, infos):
-        cells.append(info.value)
     checks = None if checked is None else [result.error for result in checked]
     if checked is not None:
         header.extend(["PRIORITY", "AVAILABLE", "LOADS"])
@@ -594,7 +594,7 @@ def _print_providers_table(
     if any(info.name == default for info in infos):
         chosen = os.environ.get(PROVIDER_ENV, "").strip()
         if chosen:
-            source = f"{PROVIDER_ENV}={chosen}"
+            source = f"{PROVIDER_ENV}={_one_line(chosen)}"
         elif checked is not None:
             source = "the available provider of highest priority"
         else:
@@ -610,12 +610,18 @@ def _print_providers_table(
     if unavailable:
         print()
     for info, ranking in unavailable:
-        print(f"{info.name}: unavailable here: {ranking.reason or 'available() is false'}")
+        reason = ranking.reason or "available() is false"
+        print(f"{_one_line(info.name)}: unavailable here: {_one_line(reason)}")
     failures = [(info, error) for info, error in zip(infos, checks or ()) if error is not None]
     if failures:
         print()
     for info, error in failures:
-        print(f"{info.name}: {error.code}: {_one_line(error.message)}")
+        print(f"{_one_line(info.name)}: {error.code}: {_one_line(error.message)}")
+
+
+def _described(info: Any) -> tuple[str, str, str, str]:
+    """An installed provider's or extension's name, distribution, version, entry point."""
+    return (info.name, info.distribution, info.version, info.value)
 
 
 # -- extensions -------------------------------------------------------------------------
@@ -659,13 +665,7 @@ def _run_extensions(args: argparse.Namespace) -> int:
     else:
         header = ["NAME", "DISTRIBUTION", "VERSION", "ENTRY POINT", "LOADED"]
         table = [
-            [
-                info.name,
-                info.distribution,
-                info.version,
-                info.value,
-                "yes" if ext.autoloaded(info) else "no",
-            ]
+            [*map(_one_line, _described(info)), "yes" if ext.autoloaded(info) else "no"]
             for info in infos
         ]
         if checks is not None:
@@ -684,7 +684,7 @@ def _run_extensions(args: argparse.Namespace) -> int:
         if failures:
             print()
         for info, error in failures:
-            print(f"{info.name}: {error.code}: {_one_line(error.message)}")
+            print(f"{_one_line(info.name)}: {error.code}: {_one_line(error.message)}")
     if not args.json:
         for variable, path in builtins.items():
             if path is not None:
