@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -15,8 +16,11 @@ from distfactory import make_dist
 
 from user_interaction import PROVIDER_ENV, UserInteraction, UserInteractionError
 from user_interaction.cli import (
+    EXIT_ABORTED,
+    EXIT_DISMISSED,
     EXIT_INVALID_REQUEST,
     EXIT_NO_PROVIDER,
+    EXIT_OUTPUT_FAILED,
     EXIT_PLUGIN_ERROR,
 )
 from user_interaction.extensions import INVALID_ANSWERS_FILE, AnswersFile
@@ -206,3 +210,130 @@ def test_providers_shows_escape_sequences_in_names_instead_of_running_them(
         assert "evil_no_such_module:Provider\\x1b[2J" in done.stdout
     assert done.returncode == EXIT_NO_PROVIDER  # the --check: it fails to load
     assert "\\x1b[31mred\\u200b: PROVIDER_LOAD_FAILED: " in done.stdout
+
+
+# -- a stdout that is full or closed ------------------------------------------------------
+
+needs_dev_full = pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+FULL = "[Errno 28] No space left on device"
+
+
+def to_full(*args: str, env: dict[str, str], input: str = "") -> subprocess.CompletedProcess[str]:
+    """Run the console script with stdout on ``/dev/full`` (every write fails)."""
+    assert SCRIPT is not None
+    with open("/dev/full", "w") as full:
+        return subprocess.run(
+            [SCRIPT, *args],
+            input=input,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+
+
+def closed(*args: str, env: dict[str, str], input: str = "") -> subprocess.CompletedProcess[str]:
+    """Run the console script with stdout closed, as ``>&-`` does."""
+    assert SCRIPT is not None
+    return subprocess.run(
+        ["/bin/sh", "-c", 'exec "$@" >&-', "sh", SCRIPT, *args],
+        input=input,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+
+
+@needs_dev_full
+@pytest.mark.parametrize("args", [["providers"], ["providers", "--json"], ["extensions"]])
+def test_a_listing_to_a_full_stdout(site: Path, args: list[str]) -> None:
+    done = to_full(*args, env=child_env(site))
+    assert done.returncode == EXIT_OUTPUT_FAILED
+    assert one_line(done.stderr, "user-interaction: ") == (
+        f"user-interaction: cannot write to stdout: {FULL}"
+    )
+
+
+@needs_dev_full
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_an_answer_to_a_full_stdout(site: Path, json_flag: list[str]) -> None:
+    done = to_full("ask", "Q", "-o", "Yes", "-p", "cli-test", *json_flag, env=child_env(site))
+    assert done.returncode == EXIT_OUTPUT_FAILED
+    assert one_line(done.stderr, "user-interaction: ") == (
+        f"user-interaction: cannot write the answer to stdout: {FULL}"
+    )
+
+
+@needs_dev_full
+@needs_stdio
+def test_the_human_answers_through_stdio_then_stdout_is_full() -> None:
+    done = to_full("ask", "Deploy?", "-o", "Yes", "-o", "No", "-p", "stdio", env=child_env(),
+                   input="2\n")  # fmt: skip
+    assert done.returncode == EXIT_OUTPUT_FAILED
+    asked, error = done.stderr.rsplit("\n", 2)[:2]
+    assert "Deploy?" in asked  # the question went to stderr, and was answered
+    assert error == f"user-interaction: cannot write the answer to stdout: {FULL}"
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/bin/sh"), reason="no POSIX shell")
+@pytest.mark.parametrize("provider", ["cli-test", pytest.param("stdio", marks=needs_stdio)])
+def test_an_ask_with_stdout_closed_asks_nobody(site: Path, provider: str) -> None:
+    done = closed("ask", "Deploy?", "-o", "Yes", "-p", provider, env=child_env(site), input="1\n")
+    assert done.returncode == EXIT_OUTPUT_FAILED
+    assert one_line(done.stderr, "user-interaction: ") == (
+        "user-interaction: cannot write the answer: stdout is closed (nothing was asked)"
+    )
+
+
+@pytest.mark.skipif(not os.path.exists("/bin/sh"), reason="no POSIX shell")
+def test_a_listing_with_stdout_closed(site: Path) -> None:
+    done = closed("providers", env=child_env(site))
+    assert done.returncode == EXIT_OUTPUT_FAILED
+    assert one_line(done.stderr, "user-interaction: ") == (
+        "user-interaction: cannot write to stdout: stdout is closed"
+    )
+
+
+# -- Ctrl-D at a terminal prompt, end of input on a pipe ----------------------------------
+
+
+@needs_stdio
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals of POSIX")
+def test_ctrl_d_at_the_terminal_prompt_is_the_human_dismissing_the_question() -> None:
+    import pexpect
+
+    assert SCRIPT is not None
+    child = pexpect.spawn(
+        SCRIPT,
+        ["ask", "Deploy?", "-o", "Yes", "-o", "No", "-p", "stdio"],
+        env={**child_env(), "TERM": "dumb"},
+        encoding="utf-8",
+        timeout=60,
+    )
+    try:
+        child.expect_exact("> ")
+        child.sendeof()
+        child.expect(pexpect.EOF)
+        after_prompt = str(child.before)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == EXIT_DISMISSED
+    # the error line starts on a line of its own, not after the prompt
+    assert after_prompt == (
+        "\r\nuser-interaction: ASK_CANCELLED: The human dismissed the question "
+        "(end of input, Ctrl-D, at the terminal).\r\n"
+    )
+
+
+@needs_stdio
+def test_end_of_input_on_a_pipe_aborts_on_a_fresh_line() -> None:
+    done = run("ask", "Deploy?", "-o", "Yes", "-p", "stdio", input="", kind="script")
+    assert (done.returncode, done.stdout) == (EXIT_ABORTED, "")
+    assert done.stderr.endswith(
+        "\n> \nuser-interaction: ASK_ABORTED: End of input: no answer can be read.\n"
+    )

@@ -167,6 +167,39 @@ def _one_line(text: str) -> str:
     return visible(" ".join(text.split()))
 
 
+def _print(text: str = "") -> None:
+    """Print a line to stdout (:func:`_write_out`)."""
+    _write_out(sys.stdout, text + "\n")
+
+
+def _write_out(stream: TextIO | None, text: str, *, what: str = "", flush: bool = False) -> None:
+    """Write ``text`` to ``stream``, stdout. When stdout is closed (``>&-``) or the write
+    fails (``>/dev/full``): one line and :data:`EXIT_OUTPUT_FAILED` (a broken pipe passes,
+    for :func:`main` to end quietly)."""
+    if stream is None:
+        raise _Failure(f"cannot write {what or 'to stdout'}: stdout is closed", EXIT_OUTPUT_FAILED)
+    try:
+        stream.write(text)
+        if flush:
+            stream.flush()
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as exc:  # ValueError: a closed file object
+        where = f"{what} to stdout" if what else "to stdout"
+        raise _Failure(f"cannot write {where}: {exc}", EXIT_OUTPUT_FAILED) from exc
+
+
+def _drop_stdout() -> None:
+    """Point file descriptor 1 at the null device: what is still buffered for a stdout that
+    failed is dropped, instead of failing again (and noisily) as the process exits."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
 def _say_error(text: str) -> None:
     sys.stderr.write(f"{PROG}: {_one_line(text)}\n")
     sys.stderr.flush()
@@ -251,8 +284,9 @@ exit status:
   0    answered (or the command succeeded)
   1    another failure (a file cannot be read or written, ...)
   2    usage error
-  3    cancelled or declined by the human (ASK_CANCELLED, ASK_DECLINED)
-  4    aborted or timed out (ASK_ABORTED, e.g. end of input; ASK_TIMEOUT)
+  3    cancelled or declined by the human (ASK_CANCELLED, ASK_DECLINED; Ctrl-D at
+       the stdio provider's terminal prompt)
+  4    aborted or timed out (ASK_ABORTED, e.g. end of a piped input; ASK_TIMEOUT)
   5    no usable provider (NO_PROVIDER, PROVIDER_NOT_FOUND, AMBIGUOUS_PROVIDER,
        PROVIDER_LOAD_FAILED)
   6    invalid request (INVALID_REQUEST, EMPTY_QUESTIONS)
@@ -439,11 +473,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         status: int = args.run(args)
+        if sys.stdout is not None:
+            _write_out(sys.stdout, "", flush=True)
     except UserInteractionError as error:
         _say_error(f"{error.code}: {error.message}")
         return exit_status(error)
     except _Failure as failure:
         _say_error(str(failure))
+        if failure.status == EXIT_OUTPUT_FAILED:
+            _drop_stdout()
         return failure.status
     except KeyboardInterrupt:
         from ._cli_dev import _forget_caught_interrupt
@@ -452,11 +490,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say_error("interrupted")
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # e.g. `user-interaction providers | head -1`
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except (OSError, ValueError):
-            pass
+        _drop_stdout()
         return EXIT_ERROR
     return status
 
@@ -523,7 +557,7 @@ def _run_providers(args: argparse.Namespace) -> int:
     if args.json:
         _print_providers_json(infos, default, checked)
     elif not infos:
-        print(
+        _print(
             f"No providers are installed (entry-point group {ENTRY_POINT_GROUP!r}); "
             "try: pip install user-interaction-stdio"
         )
@@ -562,7 +596,7 @@ def _print_providers_json(
                 row["error"] = error.to_dict()
         rows.append(row)
     document = {"group": ENTRY_POINT_GROUP, "default": default, "providers": rows}
-    print(json.dumps(document, indent=2, ensure_ascii=False))
+    _print(json.dumps(document, indent=2, ensure_ascii=False))
 
 
 def _print_providers_table(
@@ -590,7 +624,7 @@ def _print_providers_table(
             )
     widths = [max(len(row[i]) for row in [header, *table]) for i in range(len(header))]
     for cells in [header, *table]:
-        print("  ".join(cell.ljust(width) for cell, width in zip(cells, widths)).rstrip())
+        _print("  ".join(cell.ljust(width) for cell, width in zip(cells, widths)).rstrip())
     if any(info.name == default for info in infos):
         chosen = os.environ.get(PROVIDER_ENV, "").strip()
         if chosen:
@@ -599,24 +633,24 @@ def _print_providers_table(
             source = "the available provider of highest priority"
         else:
             source = "the only installed provider"
-        print(f"\n* default: {source}")
+        _print(f"\n* default: {source}")
     elif checked is None and len({info.name for info in infos}) > 1:
-        print("\n(the default is the available provider of highest priority: see --check)")
+        _print("\n(the default is the available provider of highest priority: see --check)")
     unavailable = [
         (info, result.ranking)
         for info, result in zip(infos, checked or ())
         if result.ranking is not None and not result.ranking.available
     ]
     if unavailable:
-        print()
+        _print()
     for info, ranking in unavailable:
         reason = ranking.reason or "available() is false"
-        print(f"{_one_line(info.name)}: unavailable here: {_one_line(reason)}")
+        _print(f"{_one_line(info.name)}: unavailable here: {_one_line(reason)}")
     failures = [(info, error) for info, error in zip(infos, checks or ()) if error is not None]
     if failures:
-        print()
+        _print()
     for info, error in failures:
-        print(f"{_one_line(info.name)}: {error.code}: {_one_line(error.message)}")
+        _print(f"{_one_line(info.name)}: {error.code}: {_one_line(error.message)}")
 
 
 def _described(info: Any) -> tuple[str, str, str, str]:
@@ -659,9 +693,9 @@ def _run_extensions(args: argparse.Namespace) -> int:
             "extensions": rows,
             "builtins": builtins,
         }
-        print(json.dumps(document, indent=2, ensure_ascii=False))
+        _print(json.dumps(document, indent=2, ensure_ascii=False))
     elif not infos:
-        print(f"No extensions are installed (entry-point group {ext.EXTENSION_GROUP!r}).")
+        _print(f"No extensions are installed (entry-point group {ext.EXTENSION_GROUP!r}).")
     else:
         header = ["NAME", "DISTRIBUTION", "VERSION", "ENTRY POINT", "LOADED"]
         table = [
@@ -674,21 +708,21 @@ def _run_extensions(args: argparse.Namespace) -> int:
                 cells.append("yes" if error is None else "no")
         widths = [max(len(row[i]) for row in [header, *table]) for i in range(len(header))]
         for cells in [header, *table]:
-            print("  ".join(cell.ljust(width) for cell, width in zip(cells, widths)).rstrip())
+            _print("  ".join(cell.ljust(width) for cell, width in zip(cells, widths)).rstrip())
         if not autoload:
-            print(
+            _print(
                 f"\nautoload is off ({ext.DISABLE_AUTOLOAD_ENV}); loaded: those named in "
                 f"{ext.EXTENSIONS_ENV}"
             )
         failures = [(info, error) for info, error in zip(infos, checks or ()) if error]
         if failures:
-            print()
+            _print()
         for info, error in failures:
-            print(f"{_one_line(info.name)}: {error.code}: {_one_line(error.message)}")
+            _print(f"{_one_line(info.name)}: {error.code}: {_one_line(error.message)}")
     if not args.json:
         for variable, path in builtins.items():
             if path is not None:
-                print(f"{variable}={path}: built in, loaded into every context")
+                _print(f"{variable}={path}: built in, loaded into every context")
     failed = checks is not None and any(error is not None for error in checks)
     return EXIT_PROVIDER_FAILED if failed else EXIT_OK
 
@@ -812,6 +846,10 @@ def _provider_option(text: str) -> tuple[str, object]:
 
 def _run_ask(args: argparse.Namespace) -> int:
     request = _request_from(args)
+    if sys.stdout is None:  # closed (>&-): the answer would be lost, so ask nobody
+        raise _Failure(
+            "cannot write the answer: stdout is closed (nothing was asked)", EXIT_OUTPUT_FAILED
+        )
     with _prompts_off_stdout() as stdout, UserInteraction() as ui:
         info = find_provider(args.provider)
         ui.use(f"{info.distribution}:{info.name}", **dict(args.provider_option))
@@ -822,10 +860,10 @@ def _run_ask(args: argparse.Namespace) -> int:
             _quiet_asyncio()
             raise
     if args.json:
-        stdout.write(_compact(answer.to_dict()) + "\n")
+        text = _compact(answer.to_dict()) + "\n"
     else:
-        stdout.writelines(line + "\n" for line in _answer_lines(request, answer))
-    stdout.flush()
+        text = "".join(line + "\n" for line in _answer_lines(request, answer))
+    _write_out(stdout, text, what="the answer", flush=True)
     return EXIT_OK
 
 
@@ -866,5 +904,5 @@ def _run_new_provider(args: argparse.Namespace) -> int:
         raise _Failure(str(exc)) from exc
     except OSError as exc:
         raise _Failure(f"cannot write the distribution: {exc}") from exc
-    print(describe_next_steps(args.name, *written))
+    _print(describe_next_steps(args.name, *written))
     return EXIT_OK
