@@ -1073,7 +1073,11 @@ def test_doc_error_table() -> None:
         "not an object": "[]",
         "missing field": {"questions": [{"question": "Proceed?"}]},
         "wrong type": one_question(options="pnpm, npm"),
-        "blank string": one_question(options=[{"label": "Yes"}, {"label": " "}]),
+        "blank string (whitespace and NUL bytes)": one_question(
+            options=[{"label": "Yes"}, {"label": " \x00"}]
+        ),
+        'lone surrogate (`"\\ud800"`)': one_question(question="Deploy?\ud800"),
+        'nested too deeply (`"[" * 200000`)': "[" * 200_000,
         "unknown field": one_question(detail="More context"),
         "duplicate id": {"questions": [PKG["questions"][0], PKG["questions"][0]]},
         "duplicate label": one_question(options=[{"label": "npm"}, {"label": "npm"}]),
