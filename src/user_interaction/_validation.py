@@ -27,9 +27,9 @@ def text_problem(text: str, *, required: bool = True) -> str | None:
     do not count. No text may hold a lone surrogate (``"\\ud800"``): it is not Unicode,
     and no provider could encode it to show or send it.
     """
-    if required and not text.replace("\x00", "").strip():
+    if required and not (text.replace("\x00", "") if "\x00" in text else text).strip():
         return "must not be blank"
-    if _SURROGATE.search(text) is not None:
+    if not text.isascii() and _SURROGATE.search(text) is not None:  # isascii(): O(1)
         return "must be valid Unicode: it holds a lone surrogate"
     return None
 
@@ -54,8 +54,9 @@ def _optional_text(value: object, where: str) -> None:
         raise _bad(where, problem)
 
 
-def _optional_ok(value: object) -> bool:
-    return value is None or (type(value) is str and text_problem(value, required=False) is None)
+def _odd(text: str) -> bool:
+    """Whether optional non-ASCII text breaks a rule (a lone surrogate)."""
+    return text_problem(text, required=False) is not None
 
 
 _last_valid: tuple[AskUserQuestionItem, ...] | None = None
@@ -79,6 +80,9 @@ def validate_request(request: object) -> None:
 
 
 def _questions_ok(questions: object) -> bool:
+    """The fast pass. It screens text inline, without a call per string (it runs on every
+    new request): ASCII text without NUL bytes that is not blank is fine; only other text
+    (non-ASCII, NUL bytes, blank) pays for a call to :func:`text_problem`."""
     if type(questions) is not tuple or not questions:
         return False
     ids: set[str] = set()
@@ -86,13 +90,26 @@ def _questions_ok(questions: object) -> bool:
         if type(item) is not AskUserQuestionItem:
             return False
         item_id = item.id
-        if type(item_id) is not str or text_problem(item_id) is not None or item_id in ids:
+        if type(item_id) is not str or item_id in ids:
+            return False
+        plain = item_id.isascii() and "\x00" not in item_id and item_id.strip()
+        if not plain and text_problem(item_id):
             return False
         ids.add(item_id)
         text = item.question
-        if type(text) is not str or text_problem(text) is not None:
+        if type(text) is not str:
             return False
-        if not (_optional_ok(item.header) and _optional_ok(item.detail)):
+        plain = text.isascii() and "\x00" not in text and text.strip()
+        if not plain and text_problem(text):
+            return False
+        header, detail = item.header, item.detail
+        if header is not None and (
+            type(header) is not str or (not header.isascii() and _odd(header))
+        ):
+            return False
+        if detail is not None and (
+            type(detail) is not str or (not detail.isascii() and _odd(detail))
+        ):
             return False
         multi: object = item.multi_select  # typed bool, but a caller may pass anything
         if multi is not True and multi is not False:
@@ -109,10 +126,20 @@ def _questions_ok(questions: object) -> bool:
             if type(option) is not AskUserQuestionOption:
                 return False
             label = option.label
-            if type(label) is not str or text_problem(label) is not None or label in labels:
+            if type(label) is not str or label in labels:
+                return False
+            plain = label.isascii() and "\x00" not in label and label.strip()
+            if not plain and text_problem(label):
                 return False
             labels.add(label)
-            if not (_optional_ok(option.description) and _optional_ok(option.preview)):
+            description, preview = option.description, option.preview
+            if description is not None and (
+                type(description) is not str or (not description.isascii() and _odd(description))
+            ):
+                return False
+            if preview is not None and (
+                type(preview) is not str or (not preview.isascii() and _odd(preview))
+            ):
                 return False
     return True
 
