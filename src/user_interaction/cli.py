@@ -722,7 +722,7 @@ def _run_extensions(args: argparse.Namespace) -> int:
     if not args.json:
         for variable, path in builtins.items():
             if path is not None:
-                _print(f"{variable}={path}: built in, loaded into every context")
+                _print(f"{variable}={_one_line(path)}: built in, loaded into every context")
     failed = checks is not None and any(error is not None for error in checks)
     return EXIT_PROVIDER_FAILED if failed else EXIT_OK
 
