@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from cli_support import SCRIPT, child_env, make_site, run, stdio_installed, with_default_sigint
 
-from user_interaction import ERROR_CODES, PROVIDER_ENV
+from user_interaction import ERROR_CODES, PROVIDER_ENV, UserInteractionError
 from user_interaction.cli import (
     EXIT_ABORTED,
     EXIT_DISMISSED,
@@ -26,13 +26,17 @@ from user_interaction.cli import (
     EXIT_INVALID_REQUEST,
     EXIT_NO_PROVIDER,
     EXIT_OK,
+    EXIT_OUTPUT_FAILED,
+    EXIT_PLUGIN_ERROR,
     EXIT_PROVIDER_FAILED,
     EXIT_STATUS,
     EXIT_USAGE,
     TRACE_ENV,
     build_parser,
+    exit_status,
     main,
 )
+from user_interaction.extensions import INVALID_ANSWERS_FILE, UNANSWERED_QUESTION
 
 KINDS = [
     "module",
@@ -90,11 +94,18 @@ def test_import_does_not_load_the_command_line() -> None:
 
 
 def test_every_error_code_has_an_exit_status() -> None:
-    assert set(EXIT_STATUS) == set(ERROR_CODES)
+    assert set(EXIT_STATUS) == {*ERROR_CODES, UNANSWERED_QUESTION, INVALID_ANSWERS_FILE}
     statuses = {EXIT_DISMISSED, EXIT_ABORTED, EXIT_NO_PROVIDER}
-    statuses |= {EXIT_INVALID_REQUEST, EXIT_PROVIDER_FAILED}
+    statuses |= {EXIT_INVALID_REQUEST, EXIT_PROVIDER_FAILED, EXIT_PLUGIN_ERROR}
     assert set(EXIT_STATUS.values()) == statuses
-    assert len(statuses | {EXIT_OK, EXIT_ERROR, EXIT_USAGE}) == 8
+    assert len(statuses | {EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_OUTPUT_FAILED}) == 10
+
+
+def test_a_code_of_a_plugin_s_own_has_the_plugin_status() -> None:
+    """No error code ends with status 1 (another failure): a code the core does not
+    define is a provider's or an extension's own."""
+    error = UserInteractionError("the plugin says no", "MY_PLUGIN_SAYS_NO")
+    assert exit_status(error) == EXIT_PLUGIN_ERROR != EXIT_ERROR
 
 
 # -- help and usage ---------------------------------------------------------------------

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 import queue
+import shutil
 import signal
+import subprocess
 import sys
 import textwrap
 import threading
@@ -345,6 +347,7 @@ INTERRUPTED_DEV = """
 import os
 import runpy
 import signal
+import subprocess
 import sys
 import weakref
 
@@ -488,3 +491,62 @@ def test_dev_with_stdio() -> None:
             {"id": "note", "selected": [], "custom": "all good"},
         ]
     }
+
+
+@pytest.mark.skipif(shutil.which("sed") is None, reason="no sed")
+@pytest.mark.parametrize(
+    "watcher",
+    [
+        pytest.param(
+            "watchfiles",
+            marks=pytest.mark.skipif(not have_watchfiles(), reason="watchfiles is not installed"),
+        ),
+        "poll",
+    ],
+)
+def test_dev_ignores_the_temporary_files_of_editors_and_tools(tmp_path: Path, watcher: str) -> None:
+    """``sed -i`` writes a ``sedXXXXXX`` file beside the one it edits, then renames it over
+    it: only the real file is reported. So are the droppings of editors: nothing reloads
+    for them."""
+    package = tmp_path / "dev_sed_provider"
+    source = write(package / "__init__.py", LINE_PROVIDER)
+    child = Child(
+        ["dev", str(package), "--rounds", "2", "--watcher", watcher, "--poll-interval", "0.05"],
+        env=child_env(),
+    )
+    child.expect(r"^\[dev\] provider 'LineProvider'; watching ")
+    child.expect(r"^\[dev\] round 1: ")
+    child.send("a")
+    answered(child, "v1:a")
+    child.expect(r"^\[dev\] round 2: ")
+    for name in ("sedCbVrci", "x.py.swp", "x.py~", ".#x.py", "#x.py#", "4913", "x.tmp"):
+        (package / name).write_text("scratch\n", encoding="utf-8")
+    subprocess.run(["sed", "-i", "s/v1/v2/", str(source)], check=True, timeout=PROMPTLY)
+    match = child.expect(r"^\[dev\] .* changed; .*$")
+    assert match[0].startswith("[dev] __init__.py changed; reloaded"), match[0]
+    child.send("b")
+    answered(child, "v1:b")
+    assert child.finish()[0] == EXIT_OK
+    assert not [line for line in child.lines if " changed; " in line and "__init__" not in line]
+
+
+@pytest.mark.parametrize(
+    ("name", "is_ignored"),
+    [
+        *[
+            (name, True)
+            for name in (
+                "sedCbVrci", "sed0Ab9zQ", ".x.py.swp", "x.py.swp", "x.py.swx", "x.py~",
+                ".#x.py", "#x.py#", "4913", "5036", "x.tmp", "x.pyc", "x.py___jb_tmp___",
+            )
+        ],
+        *[
+            (name, False)
+            for name in ("provider.py", "sed.py", "sedan.py", "sedimentary", "v2.py", "page.html")
+        ],
+    ],
+)  # fmt: skip
+def test_which_names_are_temporary_files(name: str, is_ignored: bool) -> None:
+    from user_interaction._cli_watch import ignored
+
+    assert ignored(name) is is_ignored

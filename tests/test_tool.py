@@ -295,6 +295,11 @@ INVALID_BOTH = [
 
 # Well-typed arguments only parse_arguments rejects: rules the schema cannot express.
 INVALID_PARSER_ONLY = [
+    (one_question(id="\x00\x00"), "questions[0].id: must not be blank"),
+    (
+        one_question(question="Deploy?\ud800"),
+        "questions[0].question: must be valid Unicode: it holds a lone surrogate",
+    ),
     (
         {"questions": [{"id": "pkg", "question": "A?"}, {"id": "pkg", "question": "B?"}]},
         "questions[1].id: duplicate id 'pkg'",
@@ -1068,7 +1073,11 @@ def test_doc_error_table() -> None:
         "not an object": "[]",
         "missing field": {"questions": [{"question": "Proceed?"}]},
         "wrong type": one_question(options="pnpm, npm"),
-        "blank string": one_question(options=[{"label": "Yes"}, {"label": " "}]),
+        "blank string (whitespace and NUL bytes)": one_question(
+            options=[{"label": "Yes"}, {"label": " \x00"}]
+        ),
+        'lone surrogate (`"\\ud800"`)': one_question(question="Deploy?\ud800"),
+        'nested too deeply (`"[" * 200000`)': "[" * 200_000,
         "unknown field": one_question(detail="More context"),
         "duplicate id": {"questions": [PKG["questions"][0], PKG["questions"][0]]},
         "duplicate label": one_question(options=[{"label": "npm"}, {"label": "npm"}]),
@@ -1334,7 +1343,7 @@ def test_property_any_string(raw: str | bytes) -> None:
 @given(st.text())
 def test_property_any_id_text(text: str) -> None:
     result = outcome({"questions": [{"id": text, "question": "?"}]})
-    if text.strip():
+    if text.replace("\x00", "").strip():  # NUL bytes are blank too
         assert isinstance(result, AskUserQuestionRequest)
         assert result.questions[0].id == text
     else:

@@ -4,6 +4,8 @@ import asyncio
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from user_interaction import (
     EMPTY_QUESTIONS,
@@ -18,6 +20,7 @@ from user_interaction import (
     UserInteraction,
     UserInteractionError,
 )
+from user_interaction._validation import validate_request
 
 Opt = AskUserQuestionOption
 Item = AskUserQuestionItem
@@ -84,6 +87,34 @@ def ask_error(ui: UserInteraction, request: Any) -> UserInteractionError:
             [Item("a", "q", options=[Opt("x", preview=b"diff")])],  # type: ignore[arg-type]
             INVALID_REQUEST,
             "questions[0].options[0].preview: expected a string or None, got bytes",
+        ),
+        # NUL bytes are blank too; a lone surrogate is not Unicode (issue 15)
+        ([Item("\x00\x00", "q")], INVALID_REQUEST, "questions[0].id: must not be blank"),
+        ([Item("a", "\x00 \x00")], INVALID_REQUEST, "questions[0].question: must not be blank"),
+        (
+            [Item("a", "q", options=[Opt("\x00")])],
+            INVALID_REQUEST,
+            "questions[0].options[0].label: must not be blank",
+        ),
+        (
+            [Item("a\ud800", "q")],
+            INVALID_REQUEST,
+            "questions[0].id: must be valid Unicode: it holds a lone surrogate",
+        ),
+        (
+            [Item("a", "Deploy? \udfff")],
+            INVALID_REQUEST,
+            "questions[0].question: must be valid Unicode: it holds a lone surrogate",
+        ),
+        (
+            [Item("a", "q", header="\ud83d")],
+            INVALID_REQUEST,
+            "questions[0].header: must be valid Unicode: it holds a lone surrogate",
+        ),
+        (
+            [Item("a", "q", options=[Opt("x", "\udc00")])],
+            INVALID_REQUEST,
+            "questions[0].options[0].description: must be valid Unicode: it holds a lone",
         ),
     ],
 )
@@ -242,3 +273,40 @@ def test_requests_with_previews_reach_the_provider_unchanged(ui: UserInteraction
         answer = asyncio.run(ui.ask(request))
         assert answer.answers[0].notes == "n"
         assert provider.seen.questions[0].options == item.options
+
+
+# -- blank and invalid text, as properties (issue 15) ------------------------------------
+
+_BLANK = st.text(alphabet=st.sampled_from(["\x00", " ", "\t", "\n", "\r", "\u3000"]))
+_SURROGATES = st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)
+
+
+@settings(max_examples=60, deadline=None)
+@given(blank=_BLANK, field=st.sampled_from(["id", "question", "label"]))
+def test_text_of_whitespace_and_nul_bytes_is_blank(blank: str, field: str) -> None:
+    item = Item(
+        blank if field == "id" else "a",
+        blank if field == "question" else "q",
+        options=[Opt(blank)] if field == "label" else [],
+    )
+    with pytest.raises(UserInteractionError) as info:
+        validate_request(AskUserQuestionRequest([item]))
+    assert info.value.code == INVALID_REQUEST
+    assert info.value.message.endswith(f"{field}: must not be blank")
+
+
+@settings(max_examples=60, deadline=None)
+@given(before=st.text(), surrogate=_SURROGATES, after=st.text())
+def test_text_holding_a_lone_surrogate_is_invalid(before: str, surrogate: str, after: str) -> None:
+    text = before + surrogate + after
+    with pytest.raises(UserInteractionError) as info:
+        validate_request(AskUserQuestionRequest([Item(text, "q")]))
+    assert info.value.code == INVALID_REQUEST
+    assert info.value.message.startswith("questions[0].id: ")
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=st.text(st.characters(blacklist_categories=("Cs",))))
+def test_text_with_something_visible_besides_nul_bytes_is_valid(text: str) -> None:
+    label = text + "x"
+    validate_request(AskUserQuestionRequest([Item("a" + text, label, options=[Opt(label)])]))

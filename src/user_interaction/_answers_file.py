@@ -23,18 +23,18 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import stat
 from _thread import allocate_lock
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Final, Mapping, Pattern, Union, final
+from typing import Any, Callable, Final, Mapping, Pattern, Union, final
 
 import attrs
 
 from ._errors import ERROR_CODES, UserInteractionError
+from ._json import loads
 from ._model import AskUserQuestionAnswerItem, AskUserQuestionItem, AskUserQuestionRequest, _kind
-
-if TYPE_CHECKING:
-    import os
 
 __all__ = [
     "INVALID_ANSWERS_FILE",
@@ -156,7 +156,7 @@ class AnswersFile:
     def parse(cls, text: str, *, source: str = "answers") -> AnswersFile:
         """Parse the text of an answers file (``INVALID_ANSWERS_FILE`` naming ``source``)."""
         try:
-            data = json.loads(text, object_pairs_hook=_unique)
+            data = loads(text, object_pairs_hook=_unique)
         except ValueError as exc:
             where = ""
             if isinstance(exc, json.JSONDecodeError):
@@ -293,13 +293,34 @@ class Answered:
 
 
 def read_text(path: Path) -> str:
-    """The text of an answers file (``INVALID_ANSWERS_FILE`` if it cannot be read)."""
+    """The text of an answers file (``INVALID_ANSWERS_FILE`` if it cannot be read).
+
+    Only a regular file is read: a FIFO, a device such as ``/dev/zero`` or a directory is
+    rejected before any read (it could block, or never end). The file is opened without
+    blocking, so even opening a FIFO that nobody writes to returns at once.
+    """
     try:
-        return path.read_text(encoding="utf-8")
+        fd = os.open(path, os.O_RDONLY | _NONBLOCK)
+        try:
+            regular = stat.S_ISREG(os.fstat(fd).st_mode)
+        except OSError:
+            os.close(fd)
+            raise
+        if not regular:
+            os.close(fd)
+            raise UserInteractionError(
+                f"{path}: cannot read the answers file: not a regular file",
+                INVALID_ANSWERS_FILE,
+            )
+        with open(fd, encoding="utf-8") as file:
+            return file.read()
     except (OSError, UnicodeDecodeError) as exc:
         raise UserInteractionError(
             f"{path}: cannot read the answers file: {exc}", INVALID_ANSWERS_FILE, cause=exc
         ) from exc
+
+
+_NONBLOCK: Final = getattr(os, "O_NONBLOCK", 0)
 
 
 # -- answering one question ---------------------------------------------------------------

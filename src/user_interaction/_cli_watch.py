@@ -2,7 +2,8 @@
 
 A :class:`Watcher` calls ``on_change(paths)`` on a thread of its own with the changed
 files, sorted. Directories are watched recursively; byte-code, ``__pycache__``, hidden
-files and editor backups are ignored. A watched file is watched through its directory, so
+files and the temporary files of editors and tools (see :func:`ignored`) are ignored, by
+either backend. A watched file is watched through its directory, so
 an editor that saves by renaming a new file over the old one is still seen.
 """
 
@@ -10,18 +11,28 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import threading
 import traceback
 from pathlib import Path
 from typing import Any, Callable, Final, Iterable
 
-__all__ = ["Watcher", "have_watchfiles"]
+__all__ = ["Watcher", "have_watchfiles", "ignored"]
 
 OnChange = Callable[[list[str]], None]
 Snapshot = dict[str, tuple[int, int]]
 
 _IGNORED_DIRS: Final = frozenset({"__pycache__", "node_modules", "site-packages"})
-_IGNORED_SUFFIXES: Final = (".pyc", ".pyo", ".swp", ".swx", ".tmp", "~")
+_IGNORED: Final = re.compile(
+    r"""
+      [.\#].*                    # hidden (vim's .x.swp, emacs's .#x lock), emacs's #x#
+    | .*(?:~|\.sw[a-px]|\.tmp|\.py[co])  # backups, vim's swap files, *.tmp, byte-code
+    | sed[A-Za-z0-9]{6}          # sed -i writes sedXXXXXX, then renames it over the file
+    | [0-9]+                     # vim's check that it may write in the folder: 4913
+    | .*___jb_(?:tmp|old)___     # JetBrains' safe write
+    """,
+    re.VERBOSE,
+)
 _READY_TIMEOUT: Final = 10.0
 
 
@@ -34,8 +45,11 @@ def have_watchfiles() -> bool:
     return True
 
 
-def _ignored(name: str) -> bool:
-    return name.startswith((".", "#")) or name.endswith(_IGNORED_SUFFIXES)
+def ignored(name: str) -> bool:
+    """Whether a file of this name is an editor's or a tool's temporary file (or
+    byte-code), never worth a reload: ``.x.swp``, ``x~``, ``.#x``, ``#x#``, ``4913``,
+    ``x.tmp``, sed's ``sedCbVrci``."""
+    return _IGNORED.fullmatch(name) is not None
 
 
 class Watcher:
@@ -105,9 +119,9 @@ class Watcher:
             _stat_into(snapshot, name)
         for root in self._dirs:
             for directory, subdirs, files in os.walk(root):
-                subdirs[:] = [d for d in subdirs if d not in _IGNORED_DIRS and not _ignored(d)]
+                subdirs[:] = [d for d in subdirs if d not in _IGNORED_DIRS and not ignored(d)]
                 for file in files:
-                    if not _ignored(file):
+                    if not ignored(file):
                         _stat_into(snapshot, os.path.join(directory, file))
         return snapshot
 
@@ -134,6 +148,8 @@ class Watcher:
         def wanted(change: Any, path: str) -> bool:
             if path in files:
                 return True
+            if ignored(os.path.basename(path)):
+                return False
             inside = any(path == d or path.startswith(d + os.sep) for d in dirs)
             return inside and bool(default_filter(change, path))
 

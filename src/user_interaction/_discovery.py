@@ -265,10 +265,25 @@ class _Scanner(Generic[_Info]):
             seen.add(key)
             version = dist.version or "?"
             for entry_name, value in _section(text, group):
-                entry_point = metadata.EntryPoint(entry_name, value, group)
+                try:
+                    entry_point = metadata.EntryPoint(entry_name, value, group)
+                except ValueError as exc:  # the backport (Python < 3.10) checks the value
+                    entry_point = _Unloadable(exc)  # listed; it fails to load, saying why
                 found.append(self._make(entry_name, value, name, version, entry_point))
         found.sort(key=lambda info: (info.name, info.distribution))
         return tuple(found)
+
+
+class _Unloadable:
+    """Stands for an entry point whose value is no object reference, which the
+    ``importlib_metadata`` backport refuses to build: like on Python 3.10+, the provider is
+    listed, and loading it fails with the reason (``PROVIDER_LOAD_FAILED``)."""
+
+    def __init__(self, error: ValueError) -> None:
+        self._error = error
+
+    def load(self) -> object:
+        raise self._error
 
 
 _SCANNER: Final = _Scanner(

@@ -3,7 +3,8 @@ well-formed answer (checked before the caller sees it)."""
 
 from __future__ import annotations
 
-from typing import Mapping
+import re
+from typing import Final, Mapping
 
 from ._errors import EMPTY_QUESTIONS, INVALID_ANSWER, INVALID_REQUEST, UserInteractionError
 from ._model import (
@@ -14,7 +15,23 @@ from ._model import (
     AskUserQuestionRequest,
 )
 
-__all__ = ["validate_answer", "validate_request"]
+__all__ = ["text_problem", "validate_answer", "validate_request"]
+
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def text_problem(text: str, *, required: bool = True) -> str | None:
+    """What is wrong with ``text`` as a request's text, or ``None``.
+
+    Required text (an id, a question, a label) must not be blank: whitespace and NUL bytes
+    do not count. No text may hold a lone surrogate (``"\\ud800"``): it is not Unicode,
+    and no provider could encode it to show or send it.
+    """
+    if required and not (text.replace("\x00", "") if "\x00" in text else text).strip():
+        return "must not be blank"
+    if not text.isascii() and _SURROGATE.search(text) is not None:  # isascii(): O(1)
+        return "must be valid Unicode: it holds a lone surrogate"
+    return None
 
 
 def _bad(where: str, problem: str, code: str = INVALID_REQUEST) -> UserInteractionError:
@@ -24,13 +41,22 @@ def _bad(where: str, problem: str, code: str = INVALID_REQUEST) -> UserInteracti
 def _text(value: object, where: str) -> None:
     if type(value) is not str and not isinstance(value, str):
         raise _bad(where, f"expected a string, got {type(value).__name__}")
-    if not value.strip():
-        raise _bad(where, "must not be blank")
+    problem = text_problem(value)
+    if problem is not None:
+        raise _bad(where, problem)
 
 
 def _optional_text(value: object, where: str) -> None:
     if value is not None and not isinstance(value, str):
         raise _bad(where, f"expected a string or None, got {type(value).__name__}")
+    problem = None if value is None else text_problem(value, required=False)
+    if problem is not None:
+        raise _bad(where, problem)
+
+
+def _odd(text: str) -> bool:
+    """Whether optional non-ASCII text breaks a rule (a lone surrogate)."""
+    return text_problem(text, required=False) is not None
 
 
 _last_valid: tuple[AskUserQuestionItem, ...] | None = None
@@ -54,6 +80,9 @@ def validate_request(request: object) -> None:
 
 
 def _questions_ok(questions: object) -> bool:
+    """The fast pass. It screens text inline, without a call per string (it runs on every
+    new request): ASCII text without NUL bytes that is not blank is fine; only other text
+    (non-ASCII, NUL bytes, blank) pays for a call to :func:`text_problem`."""
     if type(questions) is not tuple or not questions:
         return False
     ids: set[str] = set()
@@ -61,14 +90,25 @@ def _questions_ok(questions: object) -> bool:
         if type(item) is not AskUserQuestionItem:
             return False
         item_id = item.id
-        if type(item_id) is not str or not item_id.strip() or item_id in ids:
+        if type(item_id) is not str or item_id in ids:
+            return False
+        plain = item_id.isascii() and "\x00" not in item_id and item_id.strip()
+        if not plain and text_problem(item_id):
             return False
         ids.add(item_id)
         text = item.question
-        if type(text) is not str or not text.strip():
+        if type(text) is not str:
             return False
-        if (item.header is not None and type(item.header) is not str) or (
-            item.detail is not None and type(item.detail) is not str
+        plain = text.isascii() and "\x00" not in text and text.strip()
+        if not plain and text_problem(text):
+            return False
+        header, detail = item.header, item.detail
+        if header is not None and (
+            type(header) is not str or (not header.isascii() and _odd(header))
+        ):
+            return False
+        if detail is not None and (
+            type(detail) is not str or (not detail.isascii() and _odd(detail))
         ):
             return False
         multi: object = item.multi_select  # typed bool, but a caller may pass anything
@@ -86,11 +126,19 @@ def _questions_ok(questions: object) -> bool:
             if type(option) is not AskUserQuestionOption:
                 return False
             label = option.label
-            if type(label) is not str or not label.strip() or label in labels:
+            if type(label) is not str or label in labels:
+                return False
+            plain = label.isascii() and "\x00" not in label and label.strip()
+            if not plain and text_problem(label):
                 return False
             labels.add(label)
-            if (option.description is not None and type(option.description) is not str) or (
-                option.preview is not None and type(option.preview) is not str
+            description, preview = option.description, option.preview
+            if description is not None and (
+                type(description) is not str or (not description.isascii() and _odd(description))
+            ):
+                return False
+            if preview is not None and (
+                type(preview) is not str or (not preview.isascii() and _odd(preview))
             ):
                 return False
     return True

@@ -29,6 +29,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Final, Iterator, Sequence, TextIO
 
 from . import __version__
+from ._answers_file import INVALID_ANSWERS_FILE, UNANSWERED_QUESTION
 from ._discovery import (
     ENTRY_POINT_GROUP,
     PROVIDER_ENV,
@@ -56,6 +57,7 @@ from ._errors import (
     RELOAD_FAILED,
     UserInteractionError,
 )
+from ._json import loads
 from ._manager import UserInteraction
 from ._model import (
     AskUserQuestionAnswer,
@@ -63,6 +65,7 @@ from ._model import (
     AskUserQuestionOption,
     AskUserQuestionRequest,
 )
+from .terminal import visible
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -75,6 +78,8 @@ __all__ = [
     "EXIT_INVALID_REQUEST",
     "EXIT_NO_PROVIDER",
     "EXIT_OK",
+    "EXIT_OUTPUT_FAILED",
+    "EXIT_PLUGIN_ERROR",
     "EXIT_PROVIDER_FAILED",
     "EXIT_STATUS",
     "EXIT_USAGE",
@@ -104,6 +109,11 @@ EXIT_NO_PROVIDER: Final = 5
 EXIT_INVALID_REQUEST: Final = 6
 #: The provider (or an extension) failed or returned an invalid answer.
 EXIT_PROVIDER_FAILED: Final = 7
+#: A provider or extension failed with an error code of its own, one the core does not
+#: define (the scripted provider's ``UNANSWERED_QUESTION``, ``INVALID_ANSWERS_FILE``, ...).
+EXIT_PLUGIN_ERROR: Final = 8
+#: The output cannot be written: stdout is closed or full (``ask``: the answer is lost).
+EXIT_OUTPUT_FAILED: Final = 9
 #: Interrupted with Ctrl-C (128 + SIGINT).
 EXIT_INTERRUPTED: Final = 130
 
@@ -125,6 +135,8 @@ EXIT_STATUS: Final[dict[str, int]] = {
     PROVIDER_DISPOSED: EXIT_PROVIDER_FAILED,
     RELOAD_FAILED: EXIT_PROVIDER_FAILED,
     EXTENSION_FAILED: EXIT_PROVIDER_FAILED,
+    UNANSWERED_QUESTION: EXIT_PLUGIN_ERROR,
+    INVALID_ANSWERS_FILE: EXIT_PLUGIN_ERROR,
 }
 
 #: ``1`` (or ``true``, ``yes``, ``on``) traces each ask; ``answers`` adds the answers' text.
@@ -137,8 +149,9 @@ _DEFAULT_ID: Final = "question"
 
 
 def exit_status(error: UserInteractionError) -> int:
-    """The exit status for ``error``'s code (``EXIT_ERROR`` for a code it does not know)."""
-    return EXIT_STATUS.get(error.code, EXIT_ERROR)
+    """The exit status for ``error``'s code: :data:`EXIT_STATUS` says, and a code it does
+    not know is a plugin's own (:data:`EXIT_PLUGIN_ERROR`)."""
+    return EXIT_STATUS.get(error.code, EXIT_PLUGIN_ERROR)
 
 
 class _Failure(Exception):
@@ -150,7 +163,42 @@ class _Failure(Exception):
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    """``text`` on one line, safe to show: names and messages may come from installed
+    distributions or a model, so escape sequences and invisible characters are shown."""
+    return visible(" ".join(text.split()))
+
+
+def _print(text: str = "") -> None:
+    """Print a line to stdout (:func:`_write_out`)."""
+    _write_out(sys.stdout, text + "\n")
+
+
+def _write_out(stream: TextIO | None, text: str, *, what: str = "", flush: bool = False) -> None:
+    """Write ``text`` to ``stream``, stdout. When stdout is closed (``>&-``) or the write
+    fails (``>/dev/full``): one line and :data:`EXIT_OUTPUT_FAILED` (a broken pipe passes,
+    for :func:`main` to end quietly)."""
+    if stream is None:
+        raise _Failure(f"cannot write {what or 'to stdout'}: stdout is closed", EXIT_OUTPUT_FAILED)
+    try:
+        stream.write(text)
+        if flush:
+            stream.flush()
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as exc:  # ValueError: a closed file object
+        where = f"{what} to stdout" if what else "to stdout"
+        raise _Failure(f"cannot write {where}: {exc}", EXIT_OUTPUT_FAILED) from exc
+
+
+def _drop_stdout() -> None:
+    """Point file descriptor 1 at the null device: what is still buffered for a stdout that
+    failed is dropped, instead of failing again (and noisily) as the process exits."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _say_error(text: str) -> None:
@@ -237,12 +285,16 @@ exit status:
   0    answered (or the command succeeded)
   1    another failure (a file cannot be read or written, ...)
   2    usage error
-  3    cancelled or declined by the human (ASK_CANCELLED, ASK_DECLINED)
-  4    aborted or timed out (ASK_ABORTED, e.g. end of input; ASK_TIMEOUT)
+  3    cancelled or declined by the human (ASK_CANCELLED, ASK_DECLINED; Ctrl-D at
+       the stdio provider's terminal prompt)
+  4    aborted or timed out (ASK_ABORTED, e.g. end of a piped input; ASK_TIMEOUT)
   5    no usable provider (NO_PROVIDER, PROVIDER_NOT_FOUND, AMBIGUOUS_PROVIDER,
        PROVIDER_LOAD_FAILED)
   6    invalid request (INVALID_REQUEST, EMPTY_QUESTIONS)
   7    the provider failed (PROVIDER_FAILED, INVALID_ANSWER, PROVIDER_DISPOSED)
+  8    a provider's or extension's own error code (UNANSWERED_QUESTION,
+       INVALID_ANSWERS_FILE, any code the core does not define)
+  9    the output cannot be written (stdout closed or full)
   130  interrupted (Ctrl-C)
 """
 
@@ -433,11 +485,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         status: int = args.run(args)
+        if sys.stdout is not None:
+            _write_out(sys.stdout, "", flush=True)
     except UserInteractionError as error:
         _say_error(f"{error.code}: {error.message}")
         return exit_status(error)
     except _Failure as failure:
         _say_error(str(failure))
+        if failure.status == EXIT_OUTPUT_FAILED:
+            _drop_stdout()
         return failure.status
     except KeyboardInterrupt:
         from ._cli_dev import _forget_caught_interrupt
@@ -446,11 +502,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say_error("interrupted")
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # e.g. `user-interaction providers | head -1`
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except (OSError, ValueError):
-            pass
+        _drop_stdout()
         return EXIT_ERROR
     return status
 
@@ -517,7 +569,7 @@ def _run_providers(args: argparse.Namespace) -> int:
     if args.json:
         _print_providers_json(infos, default, checked)
     elif not infos:
-        print(
+        _print(
             f"No providers are installed (entry-point group {ENTRY_POINT_GROUP!r}); "
             "try: pip install user-interaction-stdio"
         )
@@ -556,7 +608,7 @@ def _print_providers_json(
                 row["error"] = error.to_dict()
         rows.append(row)
     document = {"group": ENTRY_POINT_GROUP, "default": default, "providers": rows}
-    print(json.dumps(document, indent=2, ensure_ascii=False))
+    _print(json.dumps(document, indent=2, ensure_ascii=False))
 
 
 def _print_providers_table(
@@ -566,11 +618,8 @@ def _print_providers_table(
 ) -> None:
     header = ["", "NAME", "DISTRIBUTION", "VERSION", "ENTRY POINT"]
     table = [
-        ["*" if info.name == default else "", info.name, info.distribution, info.version]
-        for info in infos
+        ["*" if info.name == default else "", *map(_one_line, _described(info))] for info in infos
     ]
-    for cells, info in zip(table, infos):
-        cells.append(info.value)
     checks = None if checked is None else [result.error for result in checked]
     if checked is not None:
         header.extend(["PRIORITY", "AVAILABLE", "LOADS"])
@@ -587,32 +636,38 @@ def _print_providers_table(
             )
     widths = [max(len(row[i]) for row in [header, *table]) for i in range(len(header))]
     for cells in [header, *table]:
-        print("  ".join(cell.ljust(width) for cell, width in zip(cells, widths)).rstrip())
+        _print("  ".join(cell.ljust(width) for cell, width in zip(cells, widths)).rstrip())
     if any(info.name == default for info in infos):
         chosen = os.environ.get(PROVIDER_ENV, "").strip()
         if chosen:
-            source = f"{PROVIDER_ENV}={chosen}"
+            source = f"{PROVIDER_ENV}={_one_line(chosen)}"
         elif checked is not None:
             source = "the available provider of highest priority"
         else:
             source = "the only installed provider"
-        print(f"\n* default: {source}")
+        _print(f"\n* default: {source}")
     elif checked is None and len({info.name for info in infos}) > 1:
-        print("\n(the default is the available provider of highest priority: see --check)")
+        _print("\n(the default is the available provider of highest priority: see --check)")
     unavailable = [
         (info, result.ranking)
         for info, result in zip(infos, checked or ())
         if result.ranking is not None and not result.ranking.available
     ]
     if unavailable:
-        print()
+        _print()
     for info, ranking in unavailable:
-        print(f"{info.name}: unavailable here: {ranking.reason or 'available() is false'}")
+        reason = ranking.reason or "available() is false"
+        _print(f"{_one_line(info.name)}: unavailable here: {_one_line(reason)}")
     failures = [(info, error) for info, error in zip(infos, checks or ()) if error is not None]
     if failures:
-        print()
+        _print()
     for info, error in failures:
-        print(f"{info.name}: {error.code}: {_one_line(error.message)}")
+        _print(f"{_one_line(info.name)}: {error.code}: {_one_line(error.message)}")
+
+
+def _described(info: Any) -> tuple[str, str, str, str]:
+    """An installed provider's or extension's name, distribution, version, entry point."""
+    return (info.name, info.distribution, info.version, info.value)
 
 
 # -- extensions -------------------------------------------------------------------------
@@ -650,19 +705,13 @@ def _run_extensions(args: argparse.Namespace) -> int:
             "extensions": rows,
             "builtins": builtins,
         }
-        print(json.dumps(document, indent=2, ensure_ascii=False))
+        _print(json.dumps(document, indent=2, ensure_ascii=False))
     elif not infos:
-        print(f"No extensions are installed (entry-point group {ext.EXTENSION_GROUP!r}).")
+        _print(f"No extensions are installed (entry-point group {ext.EXTENSION_GROUP!r}).")
     else:
         header = ["NAME", "DISTRIBUTION", "VERSION", "ENTRY POINT", "LOADED"]
         table = [
-            [
-                info.name,
-                info.distribution,
-                info.version,
-                info.value,
-                "yes" if ext.autoloaded(info) else "no",
-            ]
+            [*map(_one_line, _described(info)), "yes" if ext.autoloaded(info) else "no"]
             for info in infos
         ]
         if checks is not None:
@@ -671,21 +720,21 @@ def _run_extensions(args: argparse.Namespace) -> int:
                 cells.append("yes" if error is None else "no")
         widths = [max(len(row[i]) for row in [header, *table]) for i in range(len(header))]
         for cells in [header, *table]:
-            print("  ".join(cell.ljust(width) for cell, width in zip(cells, widths)).rstrip())
+            _print("  ".join(cell.ljust(width) for cell, width in zip(cells, widths)).rstrip())
         if not autoload:
-            print(
+            _print(
                 f"\nautoload is off ({ext.DISABLE_AUTOLOAD_ENV}); loaded: those named in "
                 f"{ext.EXTENSIONS_ENV}"
             )
         failures = [(info, error) for info, error in zip(infos, checks or ()) if error]
         if failures:
-            print()
+            _print()
         for info, error in failures:
-            print(f"{info.name}: {error.code}: {_one_line(error.message)}")
+            _print(f"{_one_line(info.name)}: {error.code}: {_one_line(error.message)}")
     if not args.json:
         for variable, path in builtins.items():
             if path is not None:
-                print(f"{variable}={path}: built in, loaded into every context")
+                _print(f"{variable}={_one_line(path)}: built in, loaded into every context")
     failed = checks is not None and any(error is not None for error in checks)
     return EXIT_PROVIDER_FAILED if failed else EXIT_OK
 
@@ -707,7 +756,7 @@ def _read_request(source: str) -> AskUserQuestionRequest:
             f"request: cannot read {where}: {exc}", INVALID_REQUEST, cause=exc
         ) from exc
     try:
-        data = json.loads(text)
+        data = loads(text)
     except ValueError as exc:
         raise UserInteractionError(
             f"request: not valid JSON: {exc}", INVALID_REQUEST, cause=exc
@@ -801,7 +850,7 @@ def _provider_option(text: str) -> tuple[str, object]:
     if not equals or not key.isidentifier():
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE with KEY a name, got {text!r}")
     try:
-        value: object = json.loads(raw)
+        value: object = loads(raw)
     except ValueError:
         value = raw
     return key, value
@@ -809,6 +858,10 @@ def _provider_option(text: str) -> tuple[str, object]:
 
 def _run_ask(args: argparse.Namespace) -> int:
     request = _request_from(args)
+    if sys.stdout is None:  # closed (>&-): the answer would be lost, so ask nobody
+        raise _Failure(
+            "cannot write the answer: stdout is closed (nothing was asked)", EXIT_OUTPUT_FAILED
+        )
     with _prompts_off_stdout() as stdout, UserInteraction() as ui:
         info = find_provider(args.provider)
         ui.use(f"{info.distribution}:{info.name}", **dict(args.provider_option))
@@ -819,10 +872,10 @@ def _run_ask(args: argparse.Namespace) -> int:
             _quiet_asyncio()
             raise
     if args.json:
-        stdout.write(_compact(answer.to_dict()) + "\n")
+        text = _compact(answer.to_dict()) + "\n"
     else:
-        stdout.writelines(line + "\n" for line in _answer_lines(request, answer))
-    stdout.flush()
+        text = "".join(line + "\n" for line in _answer_lines(request, answer))
+    _write_out(stdout, text, what="the answer", flush=True)
     return EXIT_OK
 
 
@@ -863,7 +916,7 @@ def _run_new_provider(args: argparse.Namespace) -> int:
         raise _Failure(str(exc)) from exc
     except OSError as exc:
         raise _Failure(f"cannot write the distribution: {exc}") from exc
-    print(describe_next_steps(args.name, *written))
+    _print(describe_next_steps(args.name, *written))
     return EXIT_OK
 
 

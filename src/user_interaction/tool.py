@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Final, Mapping
 import attrs
 
 from ._errors import INVALID_REQUEST, UserInteractionError
+from ._json import loads
 from ._model import (
     AskUserQuestionAnswer,
     AskUserQuestionItem,
@@ -32,6 +33,7 @@ from ._model import (
     AskUserQuestionRequest,
     _kind,
 )
+from ._validation import text_problem
 
 if TYPE_CHECKING:
     from ._abort import AbortSignal
@@ -291,10 +293,8 @@ def parse_arguments(
     """
     if isinstance(raw, (str, bytes, bytearray)):
         try:
-            raw = json.loads(raw)
-        except RecursionError as exc:
-            raise _invalid(["arguments: not valid JSON (nested too deeply)"]) from exc
-        except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, too many digits
+            raw = loads(raw)
+        except ValueError as exc:  # bad JSON, nested too deeply, UnicodeDecodeError, ...
             raise _invalid([f"arguments: not valid JSON ({exc})"]) from exc
     problems: list[str] = []
     questions = _questions(raw, problems, _NO_LIMITS if limits is None else limits)
@@ -422,8 +422,9 @@ def _text(
         hint = " (leave the field out instead)" if value is None and not required else ""
         problems.append(f"{where}: expected a string, got {_kind(value)}{hint}")
         return None
-    if not value.strip():
-        problems.append(f"{where}: must not be blank")
+    problem = text_problem(value)
+    if problem is not None:
+        problems.append(f"{where}: {problem}")
         return None
     return value
 

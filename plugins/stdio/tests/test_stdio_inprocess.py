@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ from user_interaction_stdio import StdioProvider
 
 from user_interaction import (
     ASK_ABORTED,
+    ASK_CANCELLED,
     ASK_TIMEOUT,
     PROVIDER_DISPOSED,
     AbortController,
@@ -260,7 +262,7 @@ def test_end_of_input_rejects_now_and_later_without_output(stdio_terminal: Termi
             await task
         assert caught.value.code == ASK_ABORTED
         shown = stdio_terminal.text
-        assert shown.endswith("> ")
+        assert shown.endswith("> \n")  # the prompt's line is ended, nothing more
         with pytest.raises(UserInteractionError) as later:
             await provider.ask(ask_for("two", "c"))
         assert later.value.code == ASK_ABORTED
@@ -374,3 +376,104 @@ def test_read_ahead_goes_back_to_a_file(tmp_path: Any) -> None:
             provider.dispose()
         assert answer.answers == (AskUserQuestionAnswerItem("one", ["a"]),)
         assert stream.readline() == "left for later\n"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+def test_an_output_that_cannot_be_written_aborts_the_ask(stdio_terminal: Terminal) -> None:
+    """A full output (``>/dev/full``) or a closed one: the question cannot be shown, so
+    the ask ends at once with a clear ``ASK_ABORTED``, not with the write's exception."""
+    stdio_terminal.type("1\n")
+    full = open("/dev/full", "w")  # noqa: SIM115 -- closed below
+    provider = StdioProvider(stdio_terminal.input, full)
+    try:
+        with pytest.raises(UserInteractionError) as caught:
+            run(lambda: provider.ask(ask_for("one", "a", "b")))
+    finally:
+        provider.dispose()
+        try:
+            full.close()  # closes the file, then reports that its buffer cannot be flushed
+        except OSError:
+            pass
+    assert caught.value.code == ASK_ABORTED
+    assert caught.value.message == (
+        "The output failed (OSError: [Errno 28] No space left on device): "
+        "the question cannot be shown."
+    )
+    closed = io.StringIO()
+    closed.close()
+    provider = StdioProvider(stdio_terminal.input, closed)
+    try:
+        with pytest.raises(UserInteractionError) as caught:
+            run(lambda: provider.ask(ask_for("one", "a", "b")))
+    finally:
+        provider.dispose()
+    assert caught.value.code == ASK_ABORTED
+    assert caught.value.message.startswith("The output failed (ValueError: I/O operation on")
+
+
+def test_a_process_without_stdout_aborts_the_ask_clearly(tmp_path: Any) -> None:
+    """Started with stdout closed (``>&-``), Python has ``sys.stdout = None``: the provider
+    says so (it used to fail with ``PROVIDER_FAILED: AttributeError``)."""
+    program = (
+        "import sys\n"
+        "from user_interaction import UserInteraction, UserInteractionError\n"
+        "with UserInteraction() as ui:\n"
+        "    ui.use('stdio')\n"
+        "    try:\n"
+        "        ui.confirm_sync('Deploy?')\n"
+        "    except UserInteractionError as error:\n"
+        "        sys.stderr.write(f'{error.code}: {error.message}\\n')\n"
+    )
+    done = subprocess.run(
+        ["/bin/sh", "-c", 'exec "$@" >&-', "sh", sys.executable, "-c", program],
+        input="1\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (
+        0,
+        "ASK_ABORTED: There is no output stream to show the question on (stdout is closed).\n",
+    )
+
+
+async def shows(screen: io.StringIO, text: str, count: int = 1) -> None:
+    deadline = asyncio.get_running_loop().time() + PATIENCE
+    while screen.getvalue().count(text) < count:
+        assert asyncio.get_running_loop().time() < deadline, screen.getvalue()
+        await asyncio.sleep(0.005)
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="no pseudo-terminals")
+def test_ctrl_d_at_a_pseudo_terminal_cancels_one_ask_only() -> None:
+    """A terminal read through its descriptor: Ctrl-D (the terminal's end-of-file
+    character) at the prompt cancels that ask; the next one reads the terminal again."""
+    import termios
+
+    master, slave = os.openpty()
+    keyboard = open(slave, encoding="utf-8")  # noqa: SIM115 -- closed below
+    screen = io.StringIO()
+    provider = StdioProvider(keyboard, screen)
+    eof = termios.tcgetattr(slave)[6][termios.VEOF]
+
+    async def main() -> tuple[UserInteractionError, Any]:
+        first = asyncio.ensure_future(provider.ask(ask_for("one", "a", "b")))
+        await shows(screen, "> ")
+        os.write(master, eof)
+        with pytest.raises(UserInteractionError) as caught:
+            await first
+        second = asyncio.ensure_future(provider.ask(ask_for("two", "c", "d")))
+        await shows(screen, "> ", 2)
+        os.write(master, b"2\n")
+        return caught.value, await second
+
+    try:
+        error, answer = run(main)
+    finally:
+        provider.dispose()
+        keyboard.close()
+        os.close(master)
+    assert error.code == ASK_CANCELLED
+    assert answer.answers == (AskUserQuestionAnswerItem("two", ["d"]),)
+    assert "> \n\nQuestion two?" in screen.getvalue()  # the prompt's line was ended

@@ -286,28 +286,56 @@ def test_abort_of_a_queued_ask_never_shows_it(stdio_run: Any) -> None:
     assert "(aborted" not in session.text
 
 
-def test_end_of_input_rejects_the_pending_ask_and_every_later_one(stdio_run: Any) -> None:
-    session = stdio_run(
-        request(question("one", "Question one?", "a", "b")),
-        request(question("two", "Question two?", "c", "d")),
-        request(question("three", "Question three?", "e", "f")),
-    )
-    session.answer("1")
-    session.expect("Question two?")
-    session.expect("> ")
-    session.end_input()
-    results = session.finish()
+THREE = (
+    request(question("one", "Question one?", "a", "b")),
+    request(question("two", "Question two?", "c", "d")),
+    request(question("three", "Question three?", "e", "f")),
+)
+SHOWN_TWO = (
+    "\n  1. c\n  2. d\n"
+    "Type a number or your own answer (=text: literal text, -: skip, 1 # text: add a note)\n> "
+)
+
+
+def test_end_of_input_rejects_the_pending_ask_and_every_later_one() -> None:
+    session = Session("pipe", {"requests": list(THREE)})
+    try:
+        session.answer("1")
+        session.expect("Question two?")
+        session.expect("> ")
+        session.end_input()
+        results = session.finish()
+    finally:
+        session.kill()
     assert answers(results[0]) == {"one": {"id": "one", "selected": ["a"]}}
     assert results[1] == {"index": 1, "error": "ASK_ABORTED"}
     assert results[2] == {"index": 2, "error": "ASK_ABORTED"}
     after = session.text.split("Question two?", 1)[1]
     after = re.sub(r"(RESULT|THREADS|DONE) .*(\n|$)", "", after)  # the driver's own lines
-    shown = (
-        "\n  1. c\n  2. d\n"
-        "Type a number or your own answer (=text: literal text, -: skip, 1 # text: add a note)\n> "
-    )
-    assert after == shown  # nothing at all after the end of input
+    assert after == SHOWN_TWO + "\n"  # only the prompt's line is ended
     assert "Question three?" not in session.text
+
+
+def test_ctrl_d_at_a_terminal_prompt_dismisses_that_question_only() -> None:
+    """At a terminal, Ctrl-D is the human dismissing the question (``ASK_CANCELLED``),
+    not the end of the conversation: the next question is asked as usual."""
+    session = Session("tty", {"requests": list(THREE)})
+    try:
+        session.answer("1")
+        session.expect("Question two?")
+        session.expect("> ")
+        session.end_input()
+        session.expect("Question three?")
+        session.answer("2")
+        results = session.finish()
+    finally:
+        session.kill()
+    assert answers(results[0]) == {"one": {"id": "one", "selected": ["a"]}}
+    assert results[1] == {"index": 1, "error": "ASK_CANCELLED"}
+    assert answers(results[2]) == {"three": {"id": "three", "selected": ["f"]}}
+    after = session.text.split("Question two?", 1)[1].split("Question three?", 1)[0]
+    after = re.sub(r"(RESULT|THREADS|DONE) .*(\n|$)", "", after)
+    assert after == SHOWN_TWO + "\n\n"  # the prompt's line ended; the next block's blank line
 
 
 def test_escape_sequences_from_the_model_are_shown_not_executed(stdio_run: Any) -> None:

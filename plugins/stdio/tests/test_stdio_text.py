@@ -109,6 +109,10 @@ def test_interpret_asks_again(item: AskUserQuestionItem, line: str, hint: str) -
         ("a\nb\rc\td", "a\\nb\\rc\\td"),
         ("\x00\x7f\x85\x9b", "\\x00\\x7f\\x85\\x9b"),
         ("\u202eevil\u2066\u2028", "\\u202eevil\\u2066\\u2028"),
+        # zero-width and tag characters: invisible, so they are shown (issue 15)
+        ("Keep\u200b", "Keep\\u200b"),
+        ("a\u200cb\u200dc\u2060d\ufeff", "a\\u200cb\\u200dc\\u2060d\\ufeff"),
+        ("\U000e0000\U000e0041\U000e007f", "\\U000e0000\\U000e0041\\U000e007f"),
     ],
 )
 def test_visible_neutralises_controls(text: str, shown: str) -> None:
@@ -189,3 +193,16 @@ def test_render_without_header_or_options() -> None:
     assert render_question(AskUserQuestionItem("q", "Name?", header="  ")) == (
         "\nName?\nType your answer (=text: literal text, -: skip)\n"
     )
+
+
+def test_options_that_differ_by_an_invisible_character_look_different() -> None:
+    item = AskUserQuestionItem(
+        "q", "Which?", options=["Keep", "Keep\u200b", "Keep\U000e0041", "Keep\ufeff"]
+    )
+    lines = render_question(item).splitlines()
+    assert lines[2:6] == [
+        "  1. Keep",
+        "  2. Keep\\u200b",
+        "  3. Keep\\U000e0041",
+        "  4. Keep\\ufeff",
+    ]

@@ -45,7 +45,9 @@ if TYPE_CHECKING:
 __all__ = ["Console", "Line", "Turns", "claim", "release"]
 
 Line = Optional[str]
-"""A line without its line break, or ``None`` at the end of input."""
+"""A line without its line break, or ``None`` at the end of input. On a terminal, end of
+input (Ctrl-D at the prompt) ends only the read in progress, and :attr:`Console.eof`
+stays false: it is the human dismissing the question, and the terminal stays usable."""
 
 EDITING: Final = "editing"
 DESCRIPTOR: Final = "descriptor"
@@ -217,8 +219,6 @@ class Console:
     # -- shared state (under the condition's lock) ---------------------------------------
 
     def _deliver_locked(self, line: Line, *, front: bool = False) -> None:
-        if line is None:
-            self.eof = True
         waiter = self._waiter
         if waiter is None:
             if line is not None:
@@ -294,6 +294,8 @@ class Console:
                 self.failure = exc
                 line = None
             with self._cond:
+                if line is None and (self.failure is not None or not self.echoes):
+                    self.eof = True  # for good: a pipe or a file has ended, or the input failed
                 self._reading = False
                 stale, self._stale = self._stale, None
                 if stale and isinstance(line, str) and line.startswith(stale):
@@ -301,9 +303,11 @@ class Console:
                 if isinstance(line, _Withdrawn):
                     continue
                 self._deliver_locked(line)
-                if line is None:
+                if self.eof:
                     self._exit_locked()
                     break
+                if line is None:  # Ctrl-D at a terminal ends this read only: the human
+                    self._at_end = False  # dismissed one question; the terminal stays
         _forget(self)
 
     def _read(self, prompt: str | None) -> Union[Line, _Withdrawn]:

@@ -9,6 +9,7 @@ from typing import Final, TextIO
 
 from user_interaction import (
     ASK_ABORTED,
+    ASK_CANCELLED,
     ASK_TIMEOUT,
     PROVIDER_DISPOSED,
     AbortController,
@@ -38,6 +39,26 @@ def _end_of_input(console: _console.Console | None = None) -> UserInteractionErr
     message = "End of input: no answer can be read."
     if failure is not None:
         message = f"The input failed ({type(failure).__name__}: {failure}): no answer can be read."
+    return UserInteractionError(message, ASK_ABORTED, cause=failure)
+
+
+def _dismissed() -> UserInteractionError:
+    return UserInteractionError(
+        "The human dismissed the question (end of input, Ctrl-D, at the terminal).",
+        ASK_CANCELLED,
+    )
+
+
+def _output_failed(failure: BaseException | None) -> UserInteractionError:
+    """The output cannot show the question (stdout closed, ``/dev/full``, ...): the ask
+    cannot go on, like at the end of the input."""
+    if failure is None:
+        message = "There is no output stream to show the question on (stdout is closed)."
+    else:
+        message = (
+            f"The output failed ({type(failure).__name__}: {failure}): the question "
+            "cannot be shown."
+        )
     return UserInteractionError(message, ASK_ABORTED, cause=failure)
 
 
@@ -71,7 +92,9 @@ class StdioProvider:
     or spaces), optionally followed by ``# note`` for notes beside the choice (``2 # pin
     the version``), any other text for a custom answer, ``=text`` for literal text such as
     ``=42``, and ``-`` to skip. Option previews are shown under their option. End of input
-    rejects with ``ASK_ABORTED``, now and for every later ask.
+    (a pipe or a file that ends) rejects with ``ASK_ABORTED``, now and for every later ask;
+    so does an output that cannot be written (closed, full). Ctrl-D at a terminal prompt is
+    the human dismissing the question: ``ASK_CANCELLED``, and the terminal stays usable.
     """
 
     #: A terminal shows one question at a time: the manager queues concurrent asks.
@@ -191,25 +214,36 @@ class StdioProvider:
                 self._write_quietly(f"\n{notice}\n")
             raise
         if line is None:
-            raise _end_of_input(console)
+            self._write_quietly("\n")  # end the prompt's line: what follows starts afresh
+            if console.eof:
+                raise _end_of_input(console)
+            raise _dismissed()
         if not (console.echoes and _console.isatty(self._stream())):
-            self._write("\n")  # the typing was not shown: end the prompt's line
+            # the typing was not shown: end the prompt's line (the answer is read: keep it
+            # even if the output has failed since)
+            self._write_quietly("\n")
         return line
 
-    def _stream(self) -> TextIO:
+    def _stream(self) -> TextIO | None:
         return sys.stdout if self._output is None else self._output
 
     def _write(self, text: str) -> None:
+        """Show ``text``; an output that is missing or fails ends the ask (``ASK_ABORTED``)."""
         output = self._stream()
+        if output is None:  # e.g. the process was started with stdout closed (>&-)
+            raise _output_failed(None)
         try:
-            output.write(text)
-        except UnicodeEncodeError:
-            encoding = getattr(output, "encoding", None) or "ascii"
-            output.write(text.encode(encoding, "backslashreplace").decode(encoding))
-        output.flush()
+            try:
+                output.write(text)
+            except UnicodeEncodeError:
+                encoding = getattr(output, "encoding", None) or "ascii"
+                output.write(text.encode(encoding, "backslashreplace").decode(encoding))
+            output.flush()
+        except (OSError, ValueError) as exc:  # full (ENOSPC), broken, or a closed file
+            raise _output_failed(exc) from exc
 
     def _write_quietly(self, text: str) -> None:
         try:
             self._write(text)
-        except (OSError, ValueError):  # a closed or broken output: the notice is optional
+        except UserInteractionError:  # a closed or broken output: the notice is optional
             pass

@@ -1,9 +1,11 @@
 """What the human sees and what their typing means.
 
-Rendering shows every string that came from the model with terminal control characters
-made visible (ESC is shown as ``\\x1b``), so model text can never move the cursor, retitle
-the window or recolour the screen; an option's preview is shown under it, indented
-behind a ``| `` gutter, with its line breaks kept. Interpreting turns one typed line into
+Rendering shows every string that came from the model through
+:func:`user_interaction.terminal.visible`: control and invisible characters are shown as
+escapes (ESC as ``\\x1b``, a zero-width space as ``\\u200b``), so model text can never move
+the cursor, retitle the window, recolour the screen or make two options look alike; an
+option's preview is shown under it, indented behind a ``| `` gutter, with its line breaks
+kept. Interpreting turns one typed line into
 an answer item, or into a one-line hint when the prompt must be shown again.
 
 Typing conventions (also in the README and in the hint under every question):
@@ -22,6 +24,7 @@ import re
 from typing import Final, Union
 
 from user_interaction import AskUserQuestionAnswerItem, AskUserQuestionItem
+from user_interaction.terminal import visible
 
 __all__ = [
     "LITERAL",
@@ -44,41 +47,11 @@ NOTE: Final = "#"
 PROMPT: Final = "> "
 #: What each line of an option's preview is shown behind (after the indentation).
 GUTTER: Final = "| "
-_TAB_SIZE: Final = 4
-
-# C0 and C1 controls, DEL, and the invisible characters that reorder or break lines
-# (bidirectional overrides and isolates, the Arabic letter mark, line/paragraph separators).
-_UNSAFE: Final = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
-)
-_UNSAFE_EXCEPT_NEWLINE: Final = re.compile(
-    "[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
-)
-_NAMED: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 _NUMBER: Final = re.compile(r"[0-9]+")
 _NUMBERS: Final = re.compile(r"[0-9]+(?:[\s,]+[0-9]+)*")
 _SEPARATORS: Final = re.compile(r"[\s,]+")
 _MAX_DIGITS: Final = 9  # beyond this a number is out of range anyway (and int() stays cheap)
-
-
-def _show(match: re.Match[str]) -> str:
-    char = match.group()
-    named = _NAMED.get(char)
-    if named is not None:
-        return named
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def visible(text: str, *, multiline: bool = False) -> str:
-    """``text`` with every control character shown as an escape instead of acting.
-
-    With ``multiline``, line breaks (``\\n``, ``\\r\\n``) are kept as line breaks.
-    """
-    if multiline:
-        return _UNSAFE_EXCEPT_NEWLINE.sub(_show, text.replace("\r\n", "\n"))
-    return _UNSAFE.sub(_show, text)
 
 
 def usage(item: AskUserQuestionItem) -> str:
@@ -117,7 +90,7 @@ def render_question(item: AskUserQuestionItem) -> str:
         if option.description:
             lines.append(indent + visible(option.description))
         if option.preview and option.preview.strip():
-            preview = visible(option.preview.expandtabs(_TAB_SIZE), multiline=True)
+            preview = visible(option.preview, multiline=True)
             lines.extend((indent + GUTTER + line).rstrip() for line in preview.split("\n"))
     lines.append(usage(item))
     return "\n".join(lines) + "\n"

@@ -2,15 +2,16 @@
 
 Every function returns prompt_toolkit "formatted text" — a list of ``(style, text)``
 pairs — built from plain tuples, so this module imports nothing from prompt_toolkit and is
-cheap to test. Model text always goes through :func:`~user_interaction_tui._text.visible`.
+cheap to test. Model text always goes through :func:`user_interaction.terminal.visible`.
 """
 
 from __future__ import annotations
 
 from typing import Final, NamedTuple
 
+from user_interaction.terminal import visible
+
 from ._form import Form, Page, Row, Status
-from ._text import visible
 
 __all__ = ["Body", "body", "footer", "preview", "tabs", "title"]
 

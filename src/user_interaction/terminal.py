@@ -1,10 +1,12 @@
-"""Model text made safe to show on a terminal.
+"""Text that came from a model (or from any untrusted source), made safe to show on a
+terminal: the one neutralising function of the core, the line-based and full-screen
+providers and the command line.
 
-Every string that came from the model (header, question, detail, labels, descriptions,
-previews) is shown with control characters, bidirectional overrides and invisible
-characters made visible as escapes: ``\\x1b[2J`` is shown, never executed; a right-to-left
-override or a zero-width space cannot reorder or hide what the human reads; tag
-characters (U+E0000-U+E007F, invisible "ASCII smuggling") are shown as ``\\U000e0041``.
+:func:`visible` shows every control or invisible character as an escape instead of letting
+it act: ``\\x1b[2J`` is shown, never executed; a right-to-left override or a zero-width
+space cannot reorder or hide what the human reads, so the options ``Keep`` and
+``Keep\\u200b`` look different; tag characters (U+E0000-U+E007F, invisible "ASCII
+smuggling") are shown as ``\\U000e0041``.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Final
 
 __all__ = ["TAB_SIZE", "visible"]
 
+#: The tab stops of multi-line text (tabs are expanded to spaces there).
 TAB_SIZE: Final = 4
 
 # C0 and C1 controls, DEL; characters that reorder text or break lines (bidi overrides,
@@ -44,7 +47,8 @@ def _show(match: re.Match[str]) -> str:
 def visible(text: str, *, multiline: bool = False) -> str:
     """``text`` with every control or invisible character shown as an escape.
 
-    With ``multiline``, line breaks (``\\n``, ``\\r\\n``) are kept and tabs expanded.
+    With ``multiline``, line breaks (``\\n``, ``\\r\\n``) are kept and tabs expanded to
+    :data:`TAB_SIZE` columns; without it they are shown as ``\\n`` and ``\\t`` too.
     """
     if multiline:
         text = text.replace("\r\n", "\n").expandtabs(TAB_SIZE)
