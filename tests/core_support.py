@@ -3,12 +3,27 @@ conftest.py, so importing helpers from "conftest" would be ambiguous)."""
 
 from __future__ import annotations
 
+import importlib.util
+
+import pytest
+
 from user_interaction import (
     AskUserQuestionAnswer,
     AskUserQuestionAnswerItem,
     AskUserQuestionItem,
     AskUserQuestionOption,
     AskUserQuestionRequest,
+)
+
+#: Why a test needing the fixture distributions (``tests/fixtures/dists``) is skipped.
+FIXTURES_MISSING = (
+    "the fixture distributions are not installed (tox installs them; in a venv: pip "
+    "install --no-deps --no-build-isolation tests/fixtures/dists/*)"
+)
+
+#: Marks a test that needs the fixture extensions (``tests/fixtures/dists/ext_*``).
+needs_fixture_extensions = pytest.mark.skipif(
+    importlib.util.find_spec("ui_fixture_ext_good") is None, reason=FIXTURES_MISSING
 )
 
 

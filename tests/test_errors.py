@@ -63,3 +63,31 @@ def test_error_without_cause_and_pickling() -> None:
     assert type(copy) is UserInteractionError
     assert (copy.message, copy.code) == ("gone", "ASK_ABORTED")
     assert "ASK_ABORTED" in repr(err)
+
+
+class ToolFailed(HarnessError):
+    """A harness's own coded error, as the docs of ``HarnessError`` describe."""
+
+
+def test_a_harness_derives_its_own_coded_errors_from_harness_error() -> None:
+    own = ToolFailed("the linter crashed", "TOOL_FAILED", cause=OSError("exit 2"))
+    assert own.to_dict() == {
+        "name": "ToolFailed",
+        "code": "TOOL_FAILED",
+        "message": "the linter crashed",
+    }
+    copy = pickle.loads(pickle.dumps(own))
+    assert (type(copy), copy.code, repr(copy.__cause__)) == (
+        ToolFailed,
+        "TOOL_FAILED",
+        "OSError('exit 2')",
+    )
+    caught = []
+    for error in (own, UserInteractionError("no", "ASK_DECLINED")):
+        try:
+            raise error
+        except UserInteractionError:
+            caught.append("asking")
+        except HarnessError:
+            caught.append("harness")
+    assert caught == ["harness", "asking"]

@@ -248,6 +248,7 @@ def test_the_answers_file_engine(tmp_path: Path) -> None:
 
 
 def test_the_scripted_provider_does_not_import_the_testing_kit() -> None:
+    pytest.importorskip("user_interaction_scripted")
     code = (
         "import sys, user_interaction_scripted; "
         "print([m for m in sys.modules if m.startswith('user_interaction.testing')])"

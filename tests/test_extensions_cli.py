@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from cli_support import child_env, run
+from core_support import needs_fixture_extensions
 
 from user_interaction.cli import EXIT_PROVIDER_FAILED, main
 from user_interaction.extensions import AUDIT_ENV, DISABLE_AUTOLOAD_ENV, EXTENSIONS_ENV
@@ -19,6 +20,7 @@ def rows(stdout: str) -> dict[str, list[str]]:
     return {line.split()[0]: line.split() for line in stdout.splitlines() if line.strip()}
 
 
+@needs_fixture_extensions
 def test_extensions_lists_without_importing() -> None:
     done = run("extensions", env=child_env(**{EXTENSIONS_ENV: "fixture-ext-tagger"}))
     assert done.returncode == 0, done.stderr
@@ -37,6 +39,7 @@ def test_extensions_lists_without_importing() -> None:
     assert f"autoload is off ({DISABLE_AUTOLOAD_ENV})" in done.stdout
 
 
+@needs_fixture_extensions
 def test_extensions_json(tmp_path: Path) -> None:
     env = child_env(**{AUDIT_ENV: str(tmp_path / "audit.jsonl")})
     env.pop(DISABLE_AUTOLOAD_ENV)
@@ -59,6 +62,7 @@ def test_extensions_json(tmp_path: Path) -> None:
     }
 
 
+@needs_fixture_extensions
 def test_extensions_check_imports_and_reports_failures() -> None:
     done = run("extensions", "--check")
     assert done.returncode == EXIT_PROVIDER_FAILED

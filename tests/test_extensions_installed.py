@@ -16,8 +16,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-import ui_fixture_ext_good
-import ui_fixture_ext_good.tagger
+from core_support import FIXTURES_MISSING
 
 from user_interaction import (
     EXTENSION_FAILED,
@@ -33,6 +32,9 @@ from user_interaction.extensions import (
     installed_extensions,
 )
 from user_interaction.testing import ScriptedProvider
+
+ui_fixture_ext_good = pytest.importorskip("ui_fixture_ext_good", reason=FIXTURES_MISSING)
+pytest.importorskip("ui_fixture_ext_good.tagger", reason=FIXTURES_MISSING)
 
 REQUEST = AskUserQuestionRequest([AskUserQuestionItem("name", "Your name?")])
 GOOD = ["fixture-ext-recorder", "fixture-ext-tagger"]

@@ -20,7 +20,7 @@ pytest_plugins = ["pytester"]
 PAGE = (Path(__file__).resolve().parent.parent / "docs" / "getting-started.md").read_text(
     encoding="utf-8"
 )
-PLUGIN = "user_interaction.testing._pytest_plugin"
+PLUGIN = "user_interaction.testing.pytest_plugin"
 needs_stdio = pytest.mark.skipif(
     importlib.util.find_spec("user_interaction_stdio") is None, reason="needs the stdio provider"
 )

@@ -22,7 +22,7 @@ pytest_plugins = ["pytester"]
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 TESTING = (DOCS / "testing.md").read_text(encoding="utf-8")
 CONFORMANCE = (DOCS / "conformance.md").read_text(encoding="utf-8")
-PLUGIN = "user_interaction.testing._pytest_plugin"
+PLUGIN = "user_interaction.testing.pytest_plugin"
 QUIET = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")
 
 

@@ -9,7 +9,7 @@ import pytest
 
 pytest_plugins = ["pytester"]
 
-PLUGIN = "user_interaction.testing._pytest_plugin"
+PLUGIN = "user_interaction.testing.pytest_plugin"
 # Inner runs: no cache files, and no hypothesis plugin (pytester restores sys.modules after
 # every run, so its costly import would be repeated for each).
 QUIET = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")

@@ -70,7 +70,15 @@ ERROR_CODES: Final[dict[str, str]] = {
 
 
 class HarnessError(Exception):
-    """Base error of the harness: a human-readable ``message`` plus a stable ``code``."""
+    """The shape of a coded error: a human-readable ``message``, a stable ``code``, a
+    ``name`` and :meth:`to_dict`, kept across pickling.
+
+    This library raises only its subclass :class:`UserInteractionError`. ``HarnessError``
+    is the base for the agent harness around it: derive the harness's own errors from it
+    (``class ToolFailed(HarnessError)``, with codes of its own) and they report to a model
+    in the same ``{"name", "code", "message"}`` shape, while ``except HarnessError``
+    catches both kinds and ``except UserInteractionError`` only the outcomes of asking.
+    """
 
     message: str
     code: str

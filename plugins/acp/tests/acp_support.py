@@ -420,8 +420,11 @@ _EXTENSION_SETTINGS = {
 
 
 @contextlib.asynccontextmanager
-async def over_stdio(*, form: bool = True) -> AsyncIterator[tuple[Harness, Any]]:
-    """The example agent as a child process, spoken to over its stdin and stdout."""
+async def over_stdio(
+    *, form: bool = True, agent: Path = EXAMPLE
+) -> AsyncIterator[tuple[Harness, Any]]:
+    """The example agent (or the script ``agent``) as a child process, spoken to over its
+    stdin and stdout."""
     client = ScriptedClient()
     # A client passes a trimmed environment (as the SDK does by default); keep the test
     # run's choice that the deliberately broken installed extensions are not autoloaded.
@@ -429,7 +432,7 @@ async def over_stdio(*, form: bool = True) -> AsyncIterator[tuple[Harness, Any]]
     async with spawn_agent_process(
         cast("Client", client),
         sys.executable,
-        str(EXAMPLE),
+        str(agent),
         use_unstable_protocol=form,
         observers=[client.observe],
         env=env,

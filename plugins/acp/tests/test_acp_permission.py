@@ -1,5 +1,6 @@
 """The fallback for clients without form elicitation, against the SDK's own client side:
-one ``session/request_permission`` per single-select question."""
+one ``session/request_permission`` per single-select question, one per option (include
+or skip) of a multi-select question; free text fails."""
 
 from __future__ import annotations
 
@@ -131,20 +132,118 @@ def test_previews_travel_as_plain_text_with_the_descriptions() -> None:
     run(scenario())
 
 
-@pytest.mark.parametrize(
-    ("questions", "named"),
-    [
-        ([question("name", "Project name?")], "question 'name' is free text"),
-        (
-            [GO, question("lint", "Linters?", "ruff", "mypy", multi=True)],
-            "question 'lint' is multi-select",
-        ),
-    ],
-    ids=["free-text", "multi-select"],
+LINT = question(
+    "lint",
+    "Which linters?",
+    "ruff",
+    "mypy",
+    "flake8",
+    multi=True,
+    header="Lint",
+    detail="They run on every commit.",
+    descriptions={"mypy": "types"},
 )
-def test_what_a_permission_prompt_cannot_ask_fails_naming_what_the_client_lacks(
-    questions: list[dict[str, Any]], named: str
+
+
+def test_a_multi_select_question_is_one_include_or_skip_prompt_per_option() -> None:
+    async def scenario() -> None:
+        async with in_process(form=False) as harness:
+            session = await harness.new_session()
+            turn = harness.prompt(session, prompt_text(GO, LINT))
+            (await harness.client.next_permission()).select("yes")
+            prompts = []
+            for choice in ("Include", "Include", "Skip"):
+                prompt = await harness.client.next_permission()
+                assert harness.client.requests.empty()  # one option at a time
+                prompts.append(prompt.params)
+                prompt.select(choice)
+            outcome = await harness.agent.next_outcome()
+            assert isinstance(outcome, AskUserQuestionAnswer)
+            assert outcome.to_dict()["answers"] == [
+                {"id": "go", "selected": ["yes"]},
+                {"id": "lint", "selected": ["ruff", "mypy"]},
+            ]
+            await within(turn)
+            for params in prompts:
+                assert params["options"] == [
+                    {"optionId": "include", "name": "Include", "kind": "allow_once"},
+                    {"optionId": "skip", "name": "Skip", "kind": "reject_once"},
+                ]
+            titles = [params["toolCall"]["title"] for params in prompts]
+            assert titles == [f"Lint: Which linters? ({n}/3)" for n in (1, 2, 3)]
+            texts = [params["toolCall"]["content"][0]["content"]["text"] for params in prompts]
+            assert texts[1] == (
+                "Which linters?\n\nThey run on every commit.\n\nOption 2 of 3: mypy: types"
+            )
+            assert texts[2].endswith("\n\nOption 3 of 3: flake8")
+            assert len({params["toolCall"]["toolCallId"] for params in prompts}) == 3
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("included", [(), ("ruff", "mypy", "flake8")], ids=["none", "all"])
+def test_a_multi_select_question_with_none_or_all_included(included: tuple[str, ...]) -> None:
+    async def scenario() -> Any:
+        async with in_process(form=False) as harness:
+            session = await harness.new_session()
+            turn = harness.prompt(session, prompt_text(LINT))
+            for label in ("ruff", "mypy", "flake8"):
+                (await harness.client.next_permission()).select(
+                    "Include" if label in included else "Skip"
+                )
+            outcome = await harness.agent.next_outcome()
+            await within(turn)
+            return outcome
+
+    outcome = run(scenario())
+    assert isinstance(outcome, AskUserQuestionAnswer)
+    assert outcome.get("lint").selected == included
+
+
+def test_cancelling_an_option_prompt_cancels_the_ask() -> None:
+    async def scenario() -> Any:
+        async with in_process(form=False) as harness:
+            session = await harness.new_session()
+            turn = harness.prompt(session, prompt_text(LINT, GO))
+            (await harness.client.next_permission()).select("Include")
+            (await harness.client.next_permission()).dismiss()
+            outcome = await harness.agent.next_outcome()
+            await within(turn)
+            assert harness.client.requests.empty()  # neither flake8 nor GO is asked
+            assert len(harness.client.request_ids("session/request_permission")) == 2
+            return outcome
+
+    outcome = run(scenario())
+    assert isinstance(outcome, UserInteractionError)
+    assert outcome.code == ASK_CANCELLED
+
+
+def test_an_option_prompt_answered_with_an_id_not_offered_is_an_invalid_answer() -> None:
+    async def scenario() -> Any:
+        async with in_process(form=False) as harness:
+            session = await harness.new_session()
+            turn = harness.prompt(session, prompt_text(LINT))
+            (await harness.client.next_permission()).select_id("option-1")
+            outcome = await harness.agent.next_outcome()
+            await within(turn)
+            return outcome
+
+    outcome = run(scenario())
+    assert isinstance(outcome, UserInteractionError)
+    assert outcome.code == INVALID_ANSWER
+    assert "'option-1', which was not offered (offered: 'include', 'skip')" in outcome.message
+
+
+@pytest.mark.parametrize(
+    "questions",
+    [[question("name", "Project name?")], [GO, LINT, question("name", "Project name?")]],
+    ids=["alone", "after-others"],
+)
+def test_a_free_text_question_fails_naming_what_the_client_lacks(
+    questions: list[dict[str, Any]],
 ) -> None:
+    named = "question 'name' is free text"
+
     async def scenario() -> Any:
         async with in_process(form=False) as harness:
             session = await harness.new_session()

@@ -82,9 +82,21 @@ def test_without_form_elicitation_it_asks_permission_prompts() -> None:
                 "answers": [{"id": "pkg", "selected": ["npm"]}]
             }
             turn = harness.prompt(session, prompt_text(PKG, LINT))
+            (await harness.client.next_permission()).select("pnpm")
+            (await harness.client.next_permission()).select("Include")  # ruff
+            (await harness.client.next_permission()).select("Skip")  # flake8
+            await within(turn)
+            assert json.loads(harness.client.messages[session][-1]) == {
+                "answers": [
+                    {"id": "pkg", "selected": ["pnpm"]},
+                    {"id": "lint", "selected": ["ruff"]},
+                ]
+            }
+            turn = harness.prompt(session, prompt_text(PKG, NAME))
             await within(turn)
             error = harness.client.messages[session][-1]
-            assert "question 'lint' is multi-select" in json.loads(error)["error"]["message"]
+            assert "question 'name' is free text" in json.loads(error)["error"]["message"]
+            assert len(harness.client.request_ids("session/request_permission")) == 4
 
     run(scenario(), 60)
 

@@ -1,18 +1,16 @@
-"""aiohttp and Playwright need Python 3.10+: the provider is installed (and tested) there
-only. Playwright is imported only by the ``browser`` fixture, so the other tests run
-without it."""
+"""Fixtures of the web provider's tests. Playwright is imported only by the ``browser``
+fixture, so the other tests run without it. Without the provider installed (it needs
+Python 3.10+) the root conftest.py skips this directory; this file only has to import."""
 
 from __future__ import annotations
 
-import sys
+import importlib.util
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
 
-if sys.version_info < (3, 10):
-    collect_ignore_glob = ["test_web_*.py", "web_support.py", "browser_support.py"]
-else:
+if importlib.util.find_spec("user_interaction_web") is not None:
     from browser_support import Tab, launch
     from user_interaction_web import WebProvider
     from web_support import Agent, Client

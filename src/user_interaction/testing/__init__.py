@@ -3,7 +3,7 @@
 * :class:`ScriptedProvider` answers from rules (by question id, by a pattern on the
   question text, or a default) and records every request it saw.
 * :class:`UserInteractionFixture` is a fresh context with a ``ScriptedProvider`` active;
-  the pytest plugin (``user_interaction.testing._pytest_plugin``) yields one as the
+  the pytest plugin (``user_interaction.testing.pytest_plugin``) yields one as the
   ``user_interaction`` fixture and scripts it from ``@pytest.mark.answers(...)``.
 * :mod:`user_interaction.testing.conformance` is the provider conformance suite (it needs
   pytest; this package itself does not).

@@ -2,8 +2,9 @@
 
 An agent that speaks ACP (the Agent Client Protocol of Zed and other editors) asks its
 questions in the editor: as one form (``elicitation/create``) when the client advertised
-form elicitation, else one permission prompt per single-select question. Each ask goes to
-the session of the prompt turn it came from::
+form elicitation, else permission prompts: one per single-select question, one per option
+(include or skip) of a multi-select question. Each ask goes to the session of the prompt
+turn it came from::
 
     bridge = AcpBridge()              # Agent.on_connect:  bridge.connect(conn)
     ui = UserInteraction()            # Agent.initialize:  bridge.set_client_capabilities(...)

@@ -6,7 +6,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Final, TypeVar
 
 from acp import RequestError
-from acp.schema import ElicitationFormSessionMode
+from acp.schema import ElicitationFormSessionMode, RequestPermissionResponse
 
 from user_interaction import (
     ASK_CANCELLED,
@@ -19,7 +19,12 @@ from user_interaction import (
 )
 
 from ._form import FormPlan
-from ._permission import PermissionPlan, check_permission_fallback
+from ._permission import (
+    InclusionPlan,
+    PermissionPlan,
+    check_permission_fallback,
+    multi_select_answer,
+)
 from ._session import current_turn, is_turn
 
 if TYPE_CHECKING:
@@ -39,11 +44,13 @@ class AcpProvider:
     """Asks in the editor (or any ACP client) of the session whose prompt turn is asking.
 
     With a client that advertised ``elicitation.form`` at ``initialize``, the whole request
-    is one ``elicitation/create`` form; otherwise each (single-select) question is one
-    ``session/request_permission``. The provider holds no connection itself: it finds the
-    :class:`AcpTurn` in ``request.agent`` or, more often, in the running context (``with
-    bridge.turn(session_id):``), so it can be built without arguments, as the ``acp``
-    entry point does, and reloaded or swapped at any time.
+    is one ``elicitation/create`` form; otherwise each single-select question is one
+    ``session/request_permission`` and each option of a multi-select question one more
+    (include or skip); a free-text question then fails with ``PROVIDER_FAILED``. The
+    provider holds no connection itself: it finds the :class:`AcpTurn` in
+    ``request.agent`` or, more often, in the running context (``with
+    bridge.turn(session_id):``), so it can be built without arguments, as the ``acp`` entry
+    point does, and reloaded or swapped at any time.
 
     ``notes=True`` adds a "Notes" field per question with options to the form, for notes
     beside the choice; it is off by default so forms stay short. Permission prompts have
@@ -135,10 +142,9 @@ async def _ask_permissions(
     stop: AbortSignal,
 ) -> AskUserQuestionAnswer:
     check_permission_fallback(request.questions)
-    answers = []
-    for item in request.questions:  # one permission prompt per question, in order
-        plan = PermissionPlan(item)
-        response = await _send(
+
+    async def prompt(plan: PermissionPlan | InclusionPlan) -> RequestPermissionResponse:
+        return await _send(
             bridge,
             partial(
                 connection.request_permission,
@@ -149,7 +155,18 @@ async def _ask_permissions(
             stop,
             "session/request_permission",
         )
-        answers.append(plan.read(response))
+
+    answers = []
+    for item in request.questions:  # one prompt per question (per option if multi), in order
+        if item.multi_select:
+            included = []
+            for position in range(len(item.options)):
+                plan = InclusionPlan(item, position)
+                included.append(plan.read(await prompt(plan)))
+            answers.append(multi_select_answer(item, included))
+        else:
+            single = PermissionPlan(item)
+            answers.append(single.read(await prompt(single)))
     return AskUserQuestionAnswer(answers)
 
 

@@ -133,9 +133,12 @@ class AcpBridge:
             self._loop = asyncio.get_running_loop()
         except RuntimeError:  # not in a coroutine: learnt from the first turn instead
             self._loop = None
-        # Withdrawing a request needs its JSON-RPC id and a raw notification, which the
-        # SDK's connection object does not expose: use the JSON-RPC layer under it, when
-        # it is there; without it a withdrawn request is only dropped on this side.
+        # Withdrawing a request needs its JSON-RPC id and a raw `$/cancel_request`
+        # notification. The SDK's public API has neither (up to 0.12.1, its newest release:
+        # ext_notification() prefixes the method with "_", and no request id is exposed),
+        # so use the JSON-RPC layer under the connection, when it is there; without it a
+        # withdrawn request is only dropped on this side. `tox -e acp-latest` re-checks
+        # this against each new SDK release.
         rpc: Any = getattr(connection, "_conn", None)
         self._rpc = None
         if callable(getattr(rpc, "add_observer", None)) and callable(

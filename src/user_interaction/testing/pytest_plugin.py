@@ -1,8 +1,8 @@
 """The pytest plugin of user-interaction: answer ``ask()`` calls in tests without a human.
 
 Registered through the ``pytest11`` entry point ``user_interaction``; without it (or with
-autoloading disabled) load it with ``-p user_interaction.testing._pytest_plugin`` or
-``pytest_plugins = ["user_interaction.testing._pytest_plugin"]``. Loading it both ways is
+autoloading disabled) load it with ``-p user_interaction.testing.pytest_plugin`` or
+``pytest_plugins = ["user_interaction.testing.pytest_plugin"]``. Loading it both ways is
 harmless: whichever name registers first blocks the other.
 
 * fixture ``user_interaction``: a :class:`~user_interaction.testing.UserInteractionFixture`
