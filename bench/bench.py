@@ -18,6 +18,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from functools import partial
@@ -240,6 +241,39 @@ async def loop_to_thread(provider: SyncProvider, request: AskUserQuestionRequest
     return perf_counter() - start
 
 
+class KeptWorker:
+    """The floor of any sync provider call from a loop: one kept thread, woken by a lock,
+    answering through ``call_soon_threadsafe`` (two thread wake-ups, nothing else)."""
+
+    def __init__(self, provider: SyncProvider) -> None:
+        self._provider = provider
+        self._wake = threading.Lock()
+        self._wake.acquire()
+        self._job: tuple[asyncio.AbstractEventLoop, asyncio.Future[Any]] | None = None
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            self._wake.acquire()
+            assert self._job is not None
+            loop, future = self._job
+            loop.call_soon_threadsafe(future.set_result, self._provider.ask(REQUEST))
+
+    async def call(self) -> Any:
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        self._job = (loop, future)
+        self._wake.release()
+        return await future
+
+
+async def loop_kept_worker(worker: KeptWorker, n: int) -> float:
+    start = perf_counter()
+    for _ in range(n):
+        await worker.call()
+    return perf_counter() - start
+
+
 async def loop_ask(ui: UserInteraction, request: AskUserQuestionRequest, n: int) -> float:
     start = perf_counter()
     for _ in range(n):
@@ -288,6 +322,7 @@ ASK_CASES = (
     ("await ui.ask(req with signal)", "ask+signal"),
     ("await ui.ask(req, timeout=30)", "ask+timeout"),
     ("asyncio.to_thread(provider.ask, req)", "to_thread"),
+    ("bare kept-thread handoff (floor)", "handoff"),
     ("sync provider: await ui.ask(req)", "sync"),
     ("sync provider: with signal", "sync+signal"),
     ("sync provider: timeout=30", "sync+timeout"),
@@ -304,6 +339,7 @@ async def measure_ask(cfg: Config) -> Samples:
     ui_sync.register_provider(SyncProvider())
     with_signal = AskUserQuestionRequest((QUESTION,), signal=AbortController().signal)
     pool = request_pool()
+    worker = KeptWorker(direct)
 
     for ui in (ui_async, ui_sync):  # both paths answer correctly before anything is timed
         assert await ui.ask(REQUEST) == ANSWER
@@ -320,6 +356,7 @@ async def measure_ask(cfg: Config) -> Samples:
         "ask+signal": lambda: loop_ask(ui_async, with_signal, cfg.ask_n),
         "ask+timeout": lambda: loop_ask_timeout(ui_async, REQUEST, cfg.ask_n),
         "to_thread": lambda: loop_to_thread(direct, REQUEST, cfg.sync_provider_n),
+        "handoff": lambda: loop_kept_worker(worker, cfg.sync_provider_n),
         "sync": lambda: loop_ask(ui_sync, REQUEST, cfg.sync_provider_n),
         "sync+signal": lambda: loop_ask(ui_sync, with_signal, cfg.sync_provider_n),
         "sync+timeout": lambda: loop_ask_timeout(ui_sync, REQUEST, cfg.sync_provider_n),
@@ -328,6 +365,7 @@ async def measure_ask(cfg: Config) -> Samples:
         "pluggy": cfg.pluggy_n,
         "direct": cfg.direct_n,
         "to_thread": cfg.sync_provider_n,
+        "handoff": cfg.sync_provider_n,
         "sync": cfg.sync_provider_n,
         "sync+signal": cfg.sync_provider_n,
         "sync+timeout": cfg.sync_provider_n,
@@ -398,6 +436,9 @@ def report_ask(samples: Samples, summary: Summary) -> None:
     threaded = samples.median("to_thread")
     summary.ratio_row("ask (sync provider)", samples.median("sync"), threaded, "to_thread", 0.5)
     summary.ratio_row(
+        "bare kept-thread handoff (floor)", samples.median("handoff"), threaded, "to_thread", None
+    )
+    summary.ratio_row(
         "ask (sync provider, signal)", samples.median("sync+signal"), threaded, "to_thread", None
     )
     summary.ratio_row(
@@ -422,6 +463,40 @@ def loop_asyncio_run(make: Callable[[], Any], n: int) -> float:
     return perf_counter() - start
 
 
+class KeptLoop:
+    """The floor of any ``ask_sync()``: a kept loop thread that runs the same provider
+    call as a task started by ``call_soon_threadsafe`` and wakes the caller through a
+    lock (two thread wake-ups, nothing else)."""
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make = make
+        self.loop = asyncio.new_event_loop()
+        threading.Thread(target=self.loop.run_forever, daemon=True).start()
+
+    def call(self) -> Any:
+        done = threading.Lock()
+        done.acquire()
+        outcome: list[Any] = []
+
+        async def run() -> None:
+            outcome.append(await self._make())
+            done.release()
+
+        self.loop.call_soon_threadsafe(self.loop.create_task, run())
+        done.acquire()
+        return outcome[0]
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+
+
+def loop_kept_loop(kept: KeptLoop, n: int) -> float:
+    start = perf_counter()
+    for _ in range(n):
+        kept.call()
+    return perf_counter() - start
+
+
 def measure_ask_sync(cfg: Config, summary: Summary) -> None:
     heading("2. ui.ask_sync(req) vs asyncio.run() of the same provider call, per call")
     samples = Samples()
@@ -430,29 +505,44 @@ def measure_ask_sync(cfg: Config, summary: Summary) -> None:
         "async": lambda: async_provider.ask(REQUEST),
         "sync": lambda: asyncio.to_thread(sync_provider.ask, REQUEST),
     }
+    kept = {kind: KeptLoop(make) for kind, make in runs.items()}
     with UserInteraction() as ui_async, UserInteraction() as ui_sync:
         ui_async.register_provider(async_provider)
         ui_sync.register_provider(sync_provider)
         managers = {"async": ui_async, "sync": ui_sync}
         for kind, ui in managers.items():
             assert ui.ask_sync(REQUEST) == ANSWER
+            assert kept[kind].call() == ANSWER
             loop_ask_sync(ui, 50)
+            loop_kept_loop(kept[kind], 50)
             loop_asyncio_run(runs[kind], 5)
         for _ in range(cfg.repeats):
             for kind, ui in managers.items():
                 samples.add(f"ask_sync {kind}", loop_ask_sync(ui, cfg.ask_sync_n), cfg.ask_sync_n)
                 samples.add(
+                    f"kept loop {kind}", loop_kept_loop(kept[kind], cfg.ask_sync_n), cfg.ask_sync_n
+                )
+                samples.add(
                     f"asyncio.run {kind}",
                     loop_asyncio_run(runs[kind], cfg.asyncio_run_n),
                     cfg.asyncio_run_n,
                 )
+    for loop in kept.values():
+        loop.close()
     for kind in ("async", "sync"):
         base = samples.median(f"asyncio.run {kind}")
-        for name in (f"asyncio.run {kind}", f"ask_sync {kind}"):
+        for name in (f"asyncio.run {kind}", f"kept loop {kind}", f"ask_sync {kind}"):
             value = samples.median(name)
             print(f"{name:<36} {fmt_time(value):>10} {value / base:>8.2f}x  {samples.spread(name)}")
         summary.ratio_row(
             f"ask_sync ({kind} provider)", samples.median(f"ask_sync {kind}"), base, "run", 0.25
+        )
+        summary.ratio_row(
+            f"bare kept-loop round trip ({kind}, floor)",
+            samples.median(f"kept loop {kind}"),
+            base,
+            "run",
+            None,
         )
 
 
