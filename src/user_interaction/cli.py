@@ -89,6 +89,8 @@ __all__ = [
     "build_parser",
     "exit_status",
     "main",
+    "provider_option",
+    "seconds",
 ]
 
 PROG: Final = "user-interaction"
@@ -260,7 +262,8 @@ def _compact(data: object) -> str:
 # -- the parser -------------------------------------------------------------------------
 
 
-def _seconds(text: str) -> float:
+def seconds(text: str) -> float:
+    """``--timeout SECONDS`` as an argparse ``type``: a positive, finite number."""
     try:
         value = float(text)
     except ValueError:
@@ -396,12 +399,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--provider-option",
         action="append",
         default=[],
-        type=_provider_option,
+        type=provider_option,
         metavar="KEY=VALUE",
         help="build the provider with this keyword option (repeatable; VALUE is parsed as "
         "JSON when it parses, else taken as a string), e.g. --provider-option port=8765",
     )
-    ask.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="give up after SECONDS")
+    ask.add_argument("--timeout", type=seconds, metavar="SECONDS", help="give up after SECONDS")
     ask.add_argument("--json", action="store_true", help="print the answer as wire JSON")
     ask.set_defaults(run=_run_ask, parser=ask)
 
@@ -433,7 +436,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     dev.add_argument(
         "--poll-interval",
-        type=_seconds,
+        type=seconds,
         default=0.5,
         metavar="SECONDS",
         help="seconds between two polls (default: 0.5)",
@@ -444,7 +447,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="ask once, then once after each successful reload",
     )
-    dev.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="timeout of each ask")
+    dev.add_argument("--timeout", type=seconds, metavar="SECONDS", help="timeout of each ask")
     dev.add_argument(
         "--traceback", action="store_true", help="print the traceback behind a failed ask"
     )
@@ -843,8 +846,10 @@ def _answer_lines(request: AskUserQuestionRequest, answer: AskUserQuestionAnswer
     return lines
 
 
-def _provider_option(text: str) -> tuple[str, object]:
-    """``KEY=VALUE`` as a keyword option: VALUE parsed as JSON when it parses."""
+def provider_option(text: str) -> tuple[str, object]:
+    """``--provider-option KEY=VALUE`` as an argparse ``type``: a keyword option for
+    ``use()``, VALUE parsed as JSON when it parses (else kept as a string). Public so that
+    a plugin's command (such as ``mcp-server``) takes the option exactly as ``ask`` does."""
     key, equals, raw = text.partition("=")
     key = key.strip()
     if not equals or not key.isidentifier():

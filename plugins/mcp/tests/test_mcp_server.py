@@ -14,7 +14,7 @@ import pytest
 from mcp import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from mcp_client_support import PATIENCE, child_env
-from user_interaction_mcp.server import SERVER_NAME, build_server
+from user_interaction_mcp.server import SERVER_NAME, build_parser, build_server
 
 from user_interaction import UserInteraction, tool
 from user_interaction.testing import ScriptedProvider, custom, reject
@@ -218,3 +218,16 @@ def test_the_module_runs_the_same_server() -> None:
     )
     assert done.returncode == 0
     assert "ask_user_question" in done.stdout
+
+
+def test_options_are_read_as_the_core_command_reads_them() -> None:
+    """One parser for ``--provider-option`` and ``--timeout``: the core command's, so JSON
+    too deeply nested to parse stays a string instead of a RecursionError traceback."""
+    deep = "[" * 200_000
+    args = build_parser().parse_args(
+        ["--provider-option", f"deep={deep}", "--provider-option", "port=8765", "--timeout", "9"]
+    )
+    assert dict(args.provider_option) == {"deep": deep, "port": 8765}
+    assert args.timeout == 9.0
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--timeout", "inf"])

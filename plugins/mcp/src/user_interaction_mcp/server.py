@@ -16,7 +16,6 @@ the server for ``mcp.Client(build_server(ui))``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from io import TextIOWrapper
@@ -43,6 +42,7 @@ from user_interaction import (
     UserInteractionError,
     tool,
 )
+from user_interaction.cli import provider_option, seconds
 
 from . import __version__
 from ._terminal import TERMINAL_PROVIDERS, Channel, claim_stdio
@@ -120,13 +120,13 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
         "--provider-option",
         action="append",
         default=[],
-        type=_provider_option,
+        type=provider_option,
         metavar="KEY=VALUE",
         help="build the provider with this keyword option (repeatable; VALUE is parsed as "
         "JSON when it parses, else taken as a string), e.g. --provider-option port=8765",
     )
     parser.add_argument(
-        "--timeout", type=_seconds, metavar="SECONDS", help="give up on each question after SECONDS"
+        "--timeout", type=seconds, metavar="SECONDS", help="give up on each question after SECONDS"
     )
     return parser
 
@@ -178,29 +178,6 @@ def _serve(server: Server[Any], channel: Channel) -> None:
 def _say(prog: str, text: str) -> None:
     sys.stderr.write(f"{prog}: {' '.join(text.split())}\n")
     sys.stderr.flush()
-
-
-def _provider_option(text: str) -> tuple[str, object]:
-    """``KEY=VALUE`` as a keyword option: VALUE parsed as JSON when it parses."""
-    key, equals, raw = text.partition("=")
-    key = key.strip()
-    if not equals or not key.isidentifier():
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE with KEY a name, got {text!r}")
-    try:
-        value: object = json.loads(raw)
-    except ValueError:
-        value = raw
-    return key, value
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds: {text!r}")
-    return value
 
 
 if __name__ == "__main__":
