@@ -265,7 +265,7 @@ def test_trace_log(ui: UserInteraction, caplog: pytest.LogCaptureFixture) -> Non
     ui.add_extension(TraceLog(answers=True))
     with caplog.at_level(logging.INFO, logger="user_interaction.trace"):
         ui.ask_sync(REQUEST)
-    (record,) = caplog.records
+    (record,) = [r for r in caplog.records if r.name == "user_interaction.trace"]
     message = record.getMessage()
     assert message.startswith("ask provider=scripted questions=pkg,name duration=")
     assert "outcome=ANSWERED answers=" in message

@@ -194,7 +194,7 @@ def test_any_other_error_cancels_and_is_logged(caplog: pytest.LogCaptureFixture)
     provider = ScriptedProvider(default=reject(PROVIDER_FAILED, "the screen broke"))
     with caplog.at_level(logging.ERROR, logger="user_interaction_mcp"):
         assert ask_through(provider, "profile") == {"action": "cancel"}
-    [record] = caplog.records
+    [record] = [r for r in caplog.records if r.name == "user_interaction_mcp"]
     assert "PROVIDER_FAILED" in record.getMessage()
     assert SERVER_NAME in record.getMessage()
 
@@ -376,7 +376,7 @@ def test_a_hostile_schema_is_declined_without_asking(
     with caplog.at_level(logging.WARNING, logger="user_interaction_mcp"):
         assert raw(provider, schema) == {"action": "decline", "content": None}
     assert provider.requests == []
-    [record] = caplog.records
+    [record] = [r for r in caplog.records if r.name == "user_interaction_mcp"]
     assert record.getMessage().startswith(f"declined an elicitation from {SERVER_NAME!r}: ")
 
 
