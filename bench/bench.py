@@ -463,6 +463,9 @@ def loop_asyncio_run(make: Callable[[], Any], n: int) -> float:
     return perf_counter() - start
 
 
+EAGER = sys.version_info >= (3, 12)
+
+
 class KeptLoop:
     """The floor of any ``ask_sync()``: a kept loop thread that runs the same provider
     call as a task started by ``call_soon_threadsafe`` and wakes the caller through a
@@ -482,7 +485,12 @@ class KeptLoop:
             outcome.append(await self._make())
             done.release()
 
-        self.loop.call_soon_threadsafe(self.loop.create_task, run())
+        if EAGER:  # as ask_sync() starts its task: no loop iteration before the call
+            self.loop.call_soon_threadsafe(
+                lambda: asyncio.Task(run(), loop=self.loop, eager_start=True)
+            )
+        else:
+            self.loop.call_soon_threadsafe(self.loop.create_task, run())
         done.acquire()
         return outcome[0]
 
