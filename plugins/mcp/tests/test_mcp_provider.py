@@ -174,7 +174,14 @@ def test_a_client_error_reply_is_provider_failed() -> None:
 # -- check 4: abort and timeout withdraw the form (legacy) -----------------------------------
 
 
-def test_abort_withdraws_the_form_and_cancels_the_client_callback() -> None:
+@pytest.mark.parametrize(
+    ("tool", "arguments", "code"),
+    [("abortable", {"after": 0.2}, ASK_ABORTED), ("timed", {"timeout": 0.2}, ASK_TIMEOUT)],
+    ids=["abort", "timeout"],
+)
+def test_abort_and_timeout_withdraw_the_form_and_cancel_the_client_callback(
+    tool: str, arguments: dict[str, Any], code: str
+) -> None:
     async def forever(message: str, schema: dict[str, Any]) -> mcp_types.ElicitResult:
         await asyncio.Event().wait()
         raise AssertionError("unreachable")
@@ -183,32 +190,14 @@ def test_abort_withdraws_the_form_and_cancels_the_client_callback() -> None:
         human = Human(forever)
         server, _, _ = build_server()
         async with connect(server, "legacy", human) as client:
-            result = outcome(await client.call_tool("abortable", {"after": 0.2}))
+            result = outcome(await client.call_tool(tool, arguments))
             await asyncio.wait_for(human.cancelled.wait(), 10)
         return result, human
 
     result, human = run(scenario())
-    assert result["error"] == ASK_ABORTED
+    assert result["error"] == code
     assert human.cancelled.is_set()
     assert len(human.forms) == 1
-
-
-def test_timeout_withdraws_the_form() -> None:
-    async def forever(message: str, schema: dict[str, Any]) -> mcp_types.ElicitResult:
-        await asyncio.Event().wait()
-        raise AssertionError("unreachable")
-
-    async def scenario() -> tuple[dict[str, Any], Human]:
-        human = Human(forever)
-        server, _, _ = build_server()
-        async with connect(server, "legacy", human) as client:
-            result = outcome(await client.call_tool("timed", {"timeout": 0.2}))
-            await asyncio.wait_for(human.cancelled.wait(), 10)
-        return result, human
-
-    result, human = run(scenario())
-    assert result["error"] == ASK_TIMEOUT
-    assert human.cancelled.is_set()
 
 
 # -- check 6: no form can be sent -----------------------------------------------------------
