@@ -88,8 +88,8 @@ __all__ = [
     "TRACE_LOGGER",
     "build_parser",
     "exit_status",
+    "add_provider_option",
     "main",
-    "provider_option",
     "seconds",
 ]
 
@@ -395,15 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument(
         "--provider", "-p", metavar="NAME", help=f"the provider to ask (default: {PROVIDER_ENV})"
     )
-    ask.add_argument(
-        "--provider-option",
-        action="append",
-        default=[],
-        type=provider_option,
-        metavar="KEY=VALUE",
-        help="build the provider with this keyword option (repeatable; VALUE is parsed as "
-        "JSON when it parses, else taken as a string), e.g. --provider-option port=8765",
-    )
+    add_provider_option(ask)
     ask.add_argument("--timeout", type=seconds, metavar="SECONDS", help="give up after SECONDS")
     ask.add_argument("--json", action="store_true", help="print the answer as wire JSON")
     ask.set_defaults(run=_run_ask, parser=ask)
@@ -846,10 +838,24 @@ def _answer_lines(request: AskUserQuestionRequest, answer: AskUserQuestionAnswer
     return lines
 
 
-def provider_option(text: str) -> tuple[str, object]:
-    """``--provider-option KEY=VALUE`` as an argparse ``type``: a keyword option for
-    ``use()``, VALUE parsed as JSON when it parses (else kept as a string). Public so that
-    a plugin's command (such as ``mcp-server``) takes the option exactly as ``ask`` does."""
+def add_provider_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--provider-option KEY=VALUE`` (repeatable; ``args.provider_option`` is a list
+    of ``(key, value)`` for ``use(name, **options)``). Public so that a plugin's command
+    (such as ``mcp-server``) takes the option exactly as ``ask`` does."""
+    parser.add_argument(
+        "--provider-option",
+        action="append",
+        default=[],
+        type=_provider_option,
+        metavar="KEY=VALUE",
+        help="build the provider with this keyword option (repeatable; VALUE is parsed as "
+        "JSON when it parses, else taken as a string), e.g. --provider-option port=8765",
+    )
+
+
+def _provider_option(text: str) -> tuple[str, object]:
+    """``KEY=VALUE`` as a keyword option: VALUE parsed as JSON when it parses (JSON too
+    deeply nested to parse stays a string)."""
     key, equals, raw = text.partition("=")
     key = key.strip()
     if not equals or not key.isidentifier():

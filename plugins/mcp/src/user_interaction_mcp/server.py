@@ -42,7 +42,7 @@ from user_interaction import (
     UserInteractionError,
     tool,
 )
-from user_interaction.cli import provider_option, seconds
+from user_interaction.cli import add_provider_option, seconds
 
 from . import __version__
 from ._terminal import TERMINAL_PROVIDERS, Channel, claim_stdio
@@ -116,15 +116,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
         help=f"the provider to ask through (default: {PROVIDER_ENV}, else the available "
         "provider of highest priority)",
     )
-    parser.add_argument(
-        "--provider-option",
-        action="append",
-        default=[],
-        type=provider_option,
-        metavar="KEY=VALUE",
-        help="build the provider with this keyword option (repeatable; VALUE is parsed as "
-        "JSON when it parses, else taken as a string), e.g. --provider-option port=8765",
-    )
+    add_provider_option(parser)
     parser.add_argument(
         "--timeout", type=seconds, metavar="SECONDS", help="give up on each question after SECONDS"
     )
