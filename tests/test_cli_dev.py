@@ -16,10 +16,10 @@ import threading
 from pathlib import Path
 
 import pytest
-from cli_support import Child, child_env, edit, make_site, run, stdio_installed
+from cli_support import Child, child_env, command, edit, make_site, run, stdio_installed
 from distfactory import make_dist
 
-from user_interaction.cli import EXIT_ERROR, EXIT_NO_PROVIDER, EXIT_OK
+from user_interaction.cli import EXIT_ERROR, EXIT_NO_PROVIDER, EXIT_OK, EXIT_OUTPUT_FAILED
 
 LINE_PROVIDER = """
 import sys
@@ -417,6 +417,80 @@ def test_dev_stops_on_ctrl_c_at_a_hard_spot(tmp_path: Path, spot: str) -> None:
     child.expect(r"^\[dev\] stopped$", timeout=PROMPTLY)
     status, stderr = child.finish(timeout=PROMPTLY)
     assert (status, stderr) == (EXIT_OK, "")
+
+
+# Runs `user-interaction dev` with a stdout whose writes fail once a file changed: the
+# watcher's thread writes that line while the main thread waits for the human.
+FULL_AFTER_A_CHANGE = """
+import errno
+import runpy
+import sys
+
+
+class FullAfterAChange:
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        if " changed; " in text:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return self._stream.write(text)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+sys.stdout = FullAfterAChange(sys.stdout)
+sys.argv[0] = "user-interaction"
+runpy.run_module("user_interaction", run_name="__main__", alter_sys=True)
+"""
+
+
+def test_dev_ends_when_the_watcher_cannot_write_while_an_ask_waits(tmp_path: Path) -> None:
+    source = write(tmp_path / "line_provider.py", LINE_PROVIDER)
+    write(tmp_path / "site" / "full_after_a_change.py", FULL_AFTER_A_CHANGE)
+    child = Child(
+        ["dev", str(source), *POLL],
+        env=child_env(tmp_path / "site"),
+        program=[sys.executable, "-m", "full_after_a_change"],
+    )
+    child.expect(r"^\[dev\] round 1: ")
+    edit(source, '"v1"', '"v2"')  # nobody answers: the ask stays pending
+    status, stderr = child.finish(timeout=PROMPTLY)
+    assert (status, stderr) == (
+        EXIT_OUTPUT_FAILED,
+        "user-interaction: cannot write dev's report to stdout: "
+        "[Errno 28] No space left on device\n",
+    )
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX pipes")
+def test_dev_ends_quietly_when_its_reader_goes_away_while_an_ask_waits(tmp_path: Path) -> None:
+    """As in `dev | head -2`: the next line, from the watcher's thread, meets a closed pipe."""
+    source = write(tmp_path / "line_provider.py", LINE_PROVIDER)
+    process = subprocess.Popen(
+        [*command(), "dev", str(source), *POLL],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=child_env(),
+    )
+    try:
+        assert process.stdout is not None and process.stderr is not None
+        for line in process.stdout:
+            if line.startswith("[dev] round 1: "):
+                break
+        process.stdout.close()
+        edit(source, '"v1"', '"v2"')  # nobody answers: the ask stays pending
+        assert process.wait(PROMPTLY) == EXIT_ERROR
+        assert process.stderr.read() == ""
+    finally:
+        process.kill()
+        process.wait()
+        for stream in (process.stdin, process.stderr):
+            if stream is not None:
+                stream.close()
 
 
 @pytest.mark.parametrize(

@@ -299,6 +299,39 @@ def test_a_listing_with_stdout_closed(site: Path) -> None:
     )
 
 
+@needs_dev_full
+def test_dev_to_a_full_stdout(site: Path, tmp_path: Path) -> None:
+    source = tmp_path / "answering.py"
+    source.write_text(ANSWERING_PROVIDER, encoding="utf-8")
+    done = to_full("dev", str(source), "--rounds", "1", env=child_env(site))
+    assert done.returncode == EXIT_OUTPUT_FAILED
+    assert one_line(done.stderr, "user-interaction: ") == (
+        f"user-interaction: cannot write dev's report to stdout: {FULL}"
+    )
+
+
+@pytest.mark.skipif(not os.path.exists("/bin/sh"), reason="no POSIX shell")
+def test_dev_with_stdout_closed(site: Path, tmp_path: Path) -> None:
+    source = tmp_path / "answering.py"
+    source.write_text(ANSWERING_PROVIDER, encoding="utf-8")
+    done = closed("dev", str(source), "--rounds", "1", env=child_env(site))
+    assert done.returncode == EXIT_OUTPUT_FAILED
+    assert one_line(done.stderr, "user-interaction: ") == (
+        "user-interaction: cannot write dev's report: stdout is closed"
+    )
+
+
+ANSWERING_PROVIDER = """\
+from user_interaction import AskUserQuestionAnswer, AskUserQuestionAnswerItem
+
+
+class Answering:
+    def ask(self, request):
+        items = [AskUserQuestionAnswerItem(q.id, custom="x") for q in request.questions]
+        return AskUserQuestionAnswer(items)
+"""
+
+
 # -- Ctrl-D at a terminal prompt, end of input on a pipe ----------------------------------
 
 

@@ -27,7 +27,7 @@ import traceback
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Callable, Final, Iterator, Sequence, TextIO
+from typing import TYPE_CHECKING, Callable, Final, Iterator, Sequence
 
 from ._discovery import find_provider
 from ._errors import (
@@ -263,7 +263,7 @@ class DevLoop:
         on_change: bool,
         show_traceback: bool,
         make_asker: Callable[[str], Asker],
-        out: TextIO,
+        write: Callable[[str], None],
     ) -> None:
         self.target = target
         self.request = request
@@ -274,7 +274,9 @@ class DevLoop:
         self.on_change_only = on_change
         self.show_traceback = show_traceback
         self.make_asker = make_asker
-        self.out = out
+        #: Writes (and flushes) dev's report; whatever it raises ends dev (see :meth:`_emit`).
+        self.write = write
+        self._output_failure: BaseException | None = None
         self._print_lock = threading.Lock()
         self._reloaded = threading.Condition()
         self._generation = 0
@@ -282,9 +284,22 @@ class DevLoop:
         self._ui = UserInteraction()
 
     def say(self, text: str) -> None:
+        self._emit(f"[dev] {text}\n")
+
+    def _emit(self, text: str) -> None:
+        """Write ``text``; a report that cannot be written (a full disk, a closed pipe)
+        ends dev, even while the main thread waits for the human: a watcher thread that
+        fails to write interrupts it, and :meth:`run` raises the failure instead."""
         with self._print_lock:
-            self.out.write(f"[dev] {text}\n")
-            self.out.flush()
+            if self._output_failure is not None:
+                return  # dev is ending: nothing more can be said
+            try:
+                self.write(text)
+            except BaseException as exc:
+                self._output_failure = exc
+                if threading.current_thread() is threading.main_thread():
+                    raise
+                _thread.interrupt_main()
 
     def _activate(self) -> tuple[str, list[Path]]:
         """Load and register the provider; its name and the paths to watch."""
@@ -357,6 +372,9 @@ class DevLoop:
                 _forget_caught_interrupt()
                 # the abandoned ask may end with an error nobody retrieves: keep asyncio quiet
                 logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+                failure = self._output_failure
+                if failure is not None:  # the watcher's thread could not write: not a Ctrl-C
+                    raise failure from None
                 self.say("stopped")
             finally:
                 watcher.stop()
@@ -380,9 +398,7 @@ class DevLoop:
                     text = "".join(
                         traceback.format_exception(type(cause), cause, cause.__traceback__)
                     )
-                    with self._print_lock:
-                        self.out.write(text)
-                        self.out.flush()
+                    self._emit(text)
                 failed = True
             else:
                 self._asking = False

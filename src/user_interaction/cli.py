@@ -897,6 +897,9 @@ def _run_dev(args: argparse.Namespace) -> int:
     from ._cli_dev import DevLoop, sample_request
 
     request = sample_request() if args.request is None else _read_request(args.request)
+    stdout = sys.stdout
+    if stdout is None:  # closed (>&-): dev's report is all it gives
+        raise _Failure("cannot write dev's report: stdout is closed", EXIT_OUTPUT_FAILED)
     loop = DevLoop(
         args.provider,
         request,
@@ -907,10 +910,12 @@ def _run_dev(args: argparse.Namespace) -> int:
         on_change=args.on_change,
         show_traceback=args.traceback,
         make_asker=lambda name: _asker(_trace_mode(args), name, args.timeout),
-        out=sys.stdout,
+        write=lambda text: _write_out(stdout, text, what="dev's report", flush=True),
     )
     try:
         return loop.run()
+    except BrokenPipeError:  # `dev | head`: main() ends quietly
+        raise
     except (OSError, ValueError) as exc:  # a --watch path that does not exist, ...
         raise _Failure(str(exc)) from exc
 
