@@ -276,7 +276,7 @@ class DevLoop:
         self.make_asker = make_asker
         #: Writes (and flushes) dev's report; whatever it raises ends dev (see :meth:`_emit`).
         self.write = write
-        self._output_failure: BaseException | None = None
+        self._output_failure: Exception | None = None
         self._print_lock = threading.Lock()
         self._reloaded = threading.Condition()
         self._generation = 0
@@ -295,7 +295,7 @@ class DevLoop:
                 return  # dev is ending: nothing more can be said
             try:
                 self.write(text)
-            except BaseException as exc:
+            except Exception as exc:  # a Ctrl-C while writing stays a Ctrl-C
                 self._output_failure = exc
                 if threading.current_thread() is threading.main_thread():
                     raise
