@@ -332,6 +332,24 @@ class Answering:
 """
 
 
+@pytest.mark.skipif(not os.path.exists("/bin/sh"), reason="no POSIX shell")
+@pytest.mark.parametrize(
+    "stderr",
+    ["2>&-", pytest.param("2>/dev/full", marks=needs_dev_full)],
+    ids=["closed", "full"],
+)
+def test_an_error_with_nowhere_to_report_it_keeps_its_exit_status(
+    tmp_path: Path, stderr: str
+) -> None:
+    assert SCRIPT is not None
+    done = subprocess.run(
+        ["/bin/sh", "-c", f'exec "$@" {stderr}', "sh", SCRIPT, "ask", "--request",
+         str(tmp_path / "missing.json")],
+        capture_output=True, text=True, env=child_env(), timeout=60, check=False,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (EXIT_INVALID_REQUEST, "")
+
+
 # -- Ctrl-D at a terminal prompt, end of input on a pipe ----------------------------------
 
 

@@ -204,8 +204,16 @@ def _drop_stdout() -> None:
 
 
 def _say_error(text: str) -> None:
-    sys.stderr.write(f"{PROG}: {_one_line(text)}\n")
-    sys.stderr.flush()
+    """Report on stderr; with stderr closed (``2>&-``) or failing, the exit status alone
+    tells (a traceback in its place would also change the status to 1)."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        stream.write(f"{PROG}: {_one_line(text)}\n")
+        stream.flush()
+    except (OSError, ValueError):  # ValueError: a closed file object
+        pass
 
 
 # -- tracing ----------------------------------------------------------------------------
