@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Callable
 
 import pytest
 from cli_support import SCRIPT, child_env, make_site, run, stdio_installed
@@ -299,26 +300,31 @@ def test_a_listing_with_stdout_closed(site: Path) -> None:
     )
 
 
-@needs_dev_full
-def test_dev_to_a_full_stdout(site: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("run_with", "error"),
+    [
+        pytest.param(
+            to_full, f"cannot write dev's report to stdout: {FULL}", marks=needs_dev_full, id="full"
+        ),
+        pytest.param(
+            closed,
+            "cannot write dev's report: stdout is closed",
+            marks=pytest.mark.skipif(not os.path.exists("/bin/sh"), reason="no POSIX shell"),
+            id="closed",
+        ),
+    ],
+)
+def test_dev_with_stdout_full_or_closed(
+    site: Path,
+    tmp_path: Path,
+    run_with: Callable[..., subprocess.CompletedProcess[str]],
+    error: str,
+) -> None:
     source = tmp_path / "answering.py"
     source.write_text(ANSWERING_PROVIDER, encoding="utf-8")
-    done = to_full("dev", str(source), "--rounds", "1", env=child_env(site))
+    done = run_with("dev", str(source), "--rounds", "1", env=child_env(site))
     assert done.returncode == EXIT_OUTPUT_FAILED
-    assert one_line(done.stderr, "user-interaction: ") == (
-        f"user-interaction: cannot write dev's report to stdout: {FULL}"
-    )
-
-
-@pytest.mark.skipif(not os.path.exists("/bin/sh"), reason="no POSIX shell")
-def test_dev_with_stdout_closed(site: Path, tmp_path: Path) -> None:
-    source = tmp_path / "answering.py"
-    source.write_text(ANSWERING_PROVIDER, encoding="utf-8")
-    done = closed("dev", str(source), "--rounds", "1", env=child_env(site))
-    assert done.returncode == EXIT_OUTPUT_FAILED
-    assert one_line(done.stderr, "user-interaction: ") == (
-        "user-interaction: cannot write dev's report: stdout is closed"
-    )
+    assert one_line(done.stderr, "user-interaction: ") == f"user-interaction: {error}"
 
 
 ANSWERING_PROVIDER = """\
