@@ -290,14 +290,18 @@ class DevLoop:
         """Write ``text``; a report that cannot be written (a full disk, a closed pipe)
         ends dev, even while the main thread waits for the human: a watcher thread that
         fails to write interrupts it, and :meth:`run` raises the failure instead."""
+        main = threading.current_thread() is threading.main_thread()
         with self._print_lock:
-            if self._output_failure is not None:
-                return  # dev is ending: nothing more can be said
+            failure = self._output_failure
+            if failure is not None:  # dev is ending: nothing more can be said
+                if main:  # the interrupt did not come (SIGINT ignored): end here
+                    raise failure
+                return
             try:
                 self.write(text)
             except Exception as exc:  # a Ctrl-C while writing stays a Ctrl-C
                 self._output_failure = exc
-                if threading.current_thread() is threading.main_thread():
+                if main:
                     raise
                 _thread.interrupt_main()
 
