@@ -29,6 +29,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Callable, Final, Iterator, Sequence
 
+from ._abort import AbortController
 from ._discovery import find_provider
 from ._errors import (
     PROVIDER_LOAD_FAILED,
@@ -42,6 +43,7 @@ from ._model import (
     AskUserQuestionItem,
     AskUserQuestionOption,
     AskUserQuestionRequest,
+    with_signal,
 )
 
 if TYPE_CHECKING:
@@ -277,6 +279,7 @@ class DevLoop:
         #: Writes (and flushes) dev's report; whatever it raises ends dev (see :meth:`_emit`).
         self.write = write
         self._output_failure: Exception | None = None
+        self._pending: AbortController | None = None  # aborts the current round's ask
         self._print_lock = threading.Lock()
         self._reloaded = threading.Condition()
         self._generation = 0
@@ -287,23 +290,29 @@ class DevLoop:
         self._emit(f"[dev] {text}\n")
 
     def _emit(self, text: str) -> None:
-        """Write ``text``; a report that cannot be written (a full disk, a closed pipe)
-        ends dev, even while the main thread waits for the human: a watcher thread that
-        fails to write interrupts it, and :meth:`run` raises the failure instead."""
+        """Write ``text``. A report that cannot be written (a full disk, a closed pipe)
+        ends dev: the main thread raises the failure at once, or, when a watcher's thread
+        failed, as soon as it stops waiting for the human (the pending ask is aborted) or
+        for a change."""
         main = threading.current_thread() is threading.main_thread()
         with self._print_lock:
             failure = self._output_failure
             if failure is not None:  # dev is ending: nothing more can be said
-                if main:  # the interrupt did not come (SIGINT ignored): end here
+                if main:
                     raise failure
                 return
             try:
                 self.write(text)
+                return
             except Exception as exc:  # a Ctrl-C while writing stays a Ctrl-C
                 self._output_failure = exc
                 if main:
                     raise
-                _thread.interrupt_main()
+        pending = self._pending  # set before the main thread's last line: never stale
+        if pending is not None:
+            pending.abort("dev's report cannot be written")
+        with self._reloaded:
+            self._reloaded.notify_all()
 
     def _activate(self) -> tuple[str, list[Path]]:
         """Load and register the provider; its name and the paths to watch."""
@@ -351,7 +360,7 @@ class DevLoop:
         with self._reloaded:
             if self._generation == generation:
                 self.say("waiting for a change (Ctrl-C to stop)")
-            while self._generation == generation:
+            while self._generation == generation and self._output_failure is None:
                 self._reloaded.wait(0.5)  # a timeout keeps Ctrl-C responsive
 
     def run(self) -> int:
@@ -376,12 +385,11 @@ class DevLoop:
                 _forget_caught_interrupt()
                 # the abandoned ask may end with an error nobody retrieves: keep asyncio quiet
                 logging.getLogger("asyncio").setLevel(logging.CRITICAL)
-                failure = self._output_failure
-                if failure is not None:  # the watcher's thread could not write: not a Ctrl-C
-                    raise failure from None
                 self.say("stopped")
             finally:
                 watcher.stop()
+        if self._output_failure is not None:  # a line from the watcher's thread was lost
+            raise self._output_failure
         return 0
 
     def _rounds(self, ask: Asker) -> None:
@@ -390,10 +398,11 @@ class DevLoop:
         while self.rounds is None or done < self.rounds:
             done += 1
             generation = self._generation
+            pending = self._pending = AbortController()
             self.say(f"round {done}: asking {count} question{'s' if count != 1 else ''}")
             self._asking = True
             try:
-                answer = ask(self._ui, self.request)
+                answer = ask(self._ui, with_signal(self.request, pending.signal))
             except UserInteractionError as error:
                 self._asking = False
                 self.say(f"{error.code}: {' '.join(error.message.split())}")
