@@ -422,14 +422,22 @@ def test_register_provider_directly(stdio_mode: str) -> None:
     assert answers(results[0]) == {"name": {"id": "name", "selected": [], "custom": "direct"}}
 
 
+_SIGINT_DEFAULT = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.argv[1], sys.argv[1:])"
+)
+
+
 def test_ctrl_c_in_a_terminal_leaves_it_usable() -> None:
     plan = json.dumps({"requests": [request(PKG)]})
     command = (
         f"trap true INT; {shlex.quote(sys.executable)} {shlex.quote(DRIVER)} {shlex.quote(plan)}"
     )
+    # The shell starts with SIGINT at its default even when this test run ignores it (a
+    # background job): a shell cannot trap a signal ignored on entry, nor Python see it.
     child = pexpect.spawn(
-        "/bin/sh",
-        ["-c", f"{command}; echo; stty -a"],
+        sys.executable,
+        ["-S", "-c", _SIGINT_DEFAULT, "/bin/sh", "-c", f"{command}; echo; stty -a"],
         env={**os.environ, "TERM": "dumb"},
         encoding="utf-8",
         timeout=TIMEOUT,
