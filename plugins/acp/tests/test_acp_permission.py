@@ -90,17 +90,24 @@ def test_a_cancelled_outcome_is_ask_cancelled_and_stops_the_request() -> None:
     assert outcome.code == ASK_CANCELLED
 
 
-def test_an_option_id_that_was_not_offered_is_an_invalid_answer() -> None:
+def outcome_of_an_option_id(question: dict[str, Any], option_id: str) -> Any:
+    """The agent's outcome when a permission-only client answers ``question``'s first
+    prompt with ``option_id``."""
+
     async def scenario() -> Any:
         async with in_process(form=False) as harness:
             session = await harness.new_session()
-            turn = harness.prompt(session, prompt_text(GO))
-            (await harness.client.next_permission()).select_id("option-9")
+            turn = harness.prompt(session, prompt_text(question))
+            (await harness.client.next_permission()).select_id(option_id)
             outcome = await harness.agent.next_outcome()
             await within(turn)
             return outcome
 
-    outcome = run(scenario())
+    return run(scenario())
+
+
+def test_an_option_id_that_was_not_offered_is_an_invalid_answer() -> None:
+    outcome = outcome_of_an_option_id(GO, "option-9")
     assert isinstance(outcome, UserInteractionError)
     assert outcome.code == INVALID_ANSWER
     assert outcome.message == (
@@ -219,16 +226,7 @@ def test_cancelling_an_option_prompt_cancels_the_ask() -> None:
 
 
 def test_an_option_prompt_answered_with_an_id_not_offered_is_an_invalid_answer() -> None:
-    async def scenario() -> Any:
-        async with in_process(form=False) as harness:
-            session = await harness.new_session()
-            turn = harness.prompt(session, prompt_text(LINT))
-            (await harness.client.next_permission()).select_id("option-1")
-            outcome = await harness.agent.next_outcome()
-            await within(turn)
-            return outcome
-
-    outcome = run(scenario())
+    outcome = outcome_of_an_option_id(LINT, "option-1")
     assert isinstance(outcome, UserInteractionError)
     assert outcome.code == INVALID_ANSWER
     assert "'option-1', which was not offered (offered: 'include', 'skip')" in outcome.message

@@ -124,6 +124,21 @@ async def first_round(client: Any, tool: str, arguments: dict[str, Any]) -> Any:
     return result
 
 
+async def refused_retry(
+    client: Any, arguments: dict[str, Any], responses: dict[str, Any], request_state: str
+) -> MCPError:
+    """The error of an ``ask`` retry the server refuses (it must refuse it)."""
+    with pytest.raises(MCPError) as caught:
+        await client.session.call_tool(
+            "ask",
+            arguments,
+            input_responses=responses,
+            request_state=request_state,
+            allow_input_required=True,
+        )
+    return caught.value
+
+
 def test_round_one_returns_the_form_and_sealed_state() -> None:
     async def scenario() -> Any:
         server, _, _ = build_server()
@@ -161,15 +176,13 @@ def test_tampered_request_state_is_refused_and_the_tool_never_sees_the_answer(fo
         server, probe, _ = build_server()
         async with connect(server, "auto", Human()) as client:
             first = await first_round(client, "ask", {"questions": [PKG]})
-            with pytest.raises(MCPError) as caught:
-                await client.session.call_tool(
-                    "ask",
-                    {"questions": [PKG]},
-                    input_responses={"ask0": accept({"q0": "npm"})},
-                    request_state=forge(first.request_state),
-                    allow_input_required=True,
-                )
-        return caught.value, probe.seen, probe.runs
+            error = await refused_retry(
+                client,
+                {"questions": [PKG]},
+                {"ask0": accept({"q0": "npm"})},
+                forge(first.request_state),
+            )
+        return error, probe.seen, probe.runs
 
     error, seen, runs = run(scenario())
     assert "Invalid or expired requestState" in str(error)
@@ -183,15 +196,13 @@ def test_expired_request_state_is_refused_and_the_tool_never_sees_the_answer() -
         async with connect(server, "auto", Human()) as client:
             first = await first_round(client, "ask", {"questions": [PKG]})
             await asyncio.sleep(1.5)  # a slow human
-            with pytest.raises(MCPError) as caught:
-                await client.session.call_tool(
-                    "ask",
-                    {"questions": [PKG]},
-                    input_responses={"ask0": accept({"q0": "npm"})},
-                    request_state=first.request_state,
-                    allow_input_required=True,
-                )
-        return caught.value, probe.seen
+            error = await refused_retry(
+                client,
+                {"questions": [PKG]},
+                {"ask0": accept({"q0": "npm"})},
+                first.request_state,
+            )
+        return error, probe.seen
 
     error, seen = run(scenario())
     assert "Invalid or expired requestState" in str(error)
@@ -205,15 +216,13 @@ def test_state_of_other_arguments_is_refused() -> None:
         server, probe, _ = build_server()
         async with connect(server, "auto", Human()) as client:
             first = await first_round(client, "ask", {"questions": [PKG]})
-            with pytest.raises(MCPError) as caught:
-                await client.session.call_tool(
-                    "ask",
-                    {"questions": [STEPS]},
-                    input_responses={"ask0": accept({"q0": ["lint"]})},
-                    request_state=first.request_state,
-                    allow_input_required=True,
-                )
-        return caught.value, probe.seen
+            error = await refused_retry(
+                client,
+                {"questions": [STEPS]},
+                {"ask0": accept({"q0": ["lint"]})},
+                first.request_state,
+            )
+        return error, probe.seen
 
     error, seen = run(scenario())
     assert "Invalid or expired requestState" in str(error)

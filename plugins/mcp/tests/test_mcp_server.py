@@ -174,17 +174,22 @@ def test_the_client_leaving_ends_the_server(tmp_path: Path) -> None:
     assert done.stdout == ""
 
 
-def test_the_core_command_without_the_mcp_distribution_says_how_to_install_it() -> None:
-    hide = "import sys; sys.modules['user_interaction_mcp'] = None; "
-    run = "from user_interaction.cli import main; sys.exit(main(sys.argv[1:]))"
-    done = subprocess.run(
-        [sys.executable, "-c", hide + run, "mcp-server", "--provider", "stdio"],
+def run_python(*arguments: str) -> subprocess.CompletedProcess[str]:
+    """``python ARGUMENTS`` to its end, its output captured."""
+    return subprocess.run(
+        [sys.executable, *arguments],
         check=False,
         capture_output=True,
         text=True,
         env=child_env(),
         timeout=PATIENCE,
     )
+
+
+def test_the_core_command_without_the_mcp_distribution_says_how_to_install_it() -> None:
+    hide = "import sys; sys.modules['user_interaction_mcp'] = None; "
+    run = "from user_interaction.cli import main; sys.exit(main(sys.argv[1:]))"
+    done = run_python("-c", hide + run, "mcp-server", "--provider", "stdio")
     assert done.returncode == 1
     assert done.stdout == ""
     assert done.stderr.splitlines() == [
@@ -195,27 +200,13 @@ def test_the_core_command_without_the_mcp_distribution_says_how_to_install_it() 
 
 
 def test_the_core_command_forwards_help_to_the_server() -> None:
-    done = subprocess.run(
-        [sys.executable, *server_command("--help")],
-        check=False,
-        capture_output=True,
-        text=True,
-        env=child_env(),
-        timeout=PATIENCE,
-    )
+    done = run_python(*server_command("--help"))
     assert done.returncode == 0
     assert done.stdout.startswith("usage: user-interaction mcp-server [-h] [--provider NAME]")
 
 
 def test_the_module_runs_the_same_server() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "user_interaction_mcp.server", "--help"],
-        check=False,
-        capture_output=True,
-        text=True,
-        env=child_env(),
-        timeout=PATIENCE,
-    )
+    done = run_python("-m", "user_interaction_mcp.server", "--help")
     assert done.returncode == 0
     assert "ask_user_question" in done.stdout
 
