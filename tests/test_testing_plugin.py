@@ -24,7 +24,9 @@ from user_interaction import (
     AskUserQuestionRequest,
     UserInteractionError,
 )
-from user_interaction.testing import FIRST_OPTION, SKIP, UNANSWERED_QUESTION, custom, reject
+from user_interaction.testing import (
+    FIRST_OPTION, SKIP, UNANSWERED_QUESTION, custom, reject, sequence,
+)
 
 PKG = AskUserQuestionItem(
     "pkg", "Which package manager?",
@@ -86,6 +88,21 @@ def test_markers_merge_closest_wins(pytester: pytest.Pytester) -> None:
         """,
     )
     result.assert_outcomes(passed=2)
+
+
+def test_a_module_marker_s_sequence_scripts_every_test_anew(pytester: pytest.Pytester) -> None:
+    result = run(
+        pytester,
+        """
+        pytestmark = pytest.mark.answers(pkg=sequence("npm", "pnpm"))
+
+        @pytest.mark.parametrize("run", [1, 2, 3])
+        def test_it(user_interaction, run):
+            assert ask(user_interaction, PKG).get("pkg").selected == ("npm",)
+            assert ask(user_interaction, PKG).get("pkg").selected == ("pnpm",)
+        """,
+    )
+    result.assert_outcomes(passed=3)
 
 
 def test_fixture_methods_and_patterns(pytester: pytest.Pytester) -> None:

@@ -201,6 +201,25 @@ def test_sequence_answers_in_turn_then_fails() -> None:
     assert "asked 3 times" in error.message
 
 
+def test_each_provider_counts_its_own_answers_of_a_shared_sequence() -> None:
+    """A sequence is a value: a module constant (or a marker) scripts every provider anew."""
+    script = {"pkg": sequence("npm", "pnpm")}
+    first, second = ScriptedProvider(script), ScriptedProvider(script)
+    assert ask(first, PKG).get("pkg").selected == ("npm",)
+    assert ask(second, PKG).get("pkg").selected == ("npm",)
+    assert ask(first, PKG).get("pkg").selected == ("pnpm",)
+    assert error_of(first, PKG).code == UNANSWERED_QUESTION
+    assert ask(second, PKG).get("pkg").selected == ("pnpm",)
+    assert script["pkg"].answers == ("npm", "pnpm")  # untouched by the asks
+
+
+def test_one_sequence_under_two_ids_is_taken_in_turn_by_both() -> None:
+    shared = sequence("npm", "pnpm")
+    other = AskUserQuestionItem("other", "And the other one?", options=PKG.options)
+    answer = ask(ScriptedProvider({"pkg": shared, "other": shared}), PKG, other)
+    assert [item.selected for item in answer.answers] == [("npm",), ("pnpm",)]
+
+
 # -- rules -----------------------------------------------------------------------------------
 
 
@@ -469,7 +488,7 @@ def test_reprs_and_pickled_sentinels() -> None:
     assert pickle.loads(pickle.dumps(SKIP)) is SKIP
     assert custom("x") == custom("x") and reject("A") == reject("A")
     assert len({custom("x"), custom("x"), reject("A")}) == 2
-    assert sequence("a", "b").remaining == 2
+    assert len(sequence("a", "b")) == 2
 
 
 def test_fixture_object_without_pytest() -> None:

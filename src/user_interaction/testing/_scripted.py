@@ -183,32 +183,27 @@ class WithNotes:
 
 @final
 class AnswerSequence:
-    """One answer per time a question is asked (see :func:`sequence`)."""
+    """One answer per time a question is asked (see :func:`sequence`).
 
-    __slots__ = ("_answers", "_lock", "_used")
+    The sequence keeps no position: each provider counts what it took from it, so one
+    sequence can script many tests (a marker on a module or a class, a rerun).
+    """
+
+    __slots__ = ("answers",)
+
+    #: The answers, in the order they are given.
+    answers: tuple[AnswerSpec, ...]
 
     def __init__(self, answers: Sequence[AnswerSpec]) -> None:
-        self._answers = tuple(answers)
-        for index, answer in enumerate(self._answers):
+        self.answers = tuple(answers)
+        for index, answer in enumerate(self.answers):
             _check_spec(answer, f"sequence()[{index}]")
-        self._used = 0
-        self._lock = allocate_lock()
 
-    def _take(self) -> tuple[int, AnswerSpec | None]:
-        with self._lock:
-            used = self._used
-            self._used = used + 1
-        if used < len(self._answers):
-            return used, self._answers[used]
-        return used, None
-
-    @property
-    def remaining(self) -> int:
-        """How many answers are left."""
-        return max(0, len(self._answers) - self._used)
+    def __len__(self) -> int:
+        return len(self.answers)
 
     def __repr__(self) -> str:
-        return f"sequence({', '.join(map(repr, self._answers))})"
+        return f"sequence({', '.join(map(repr, self.answers))})"
 
 
 AnswerSpec = Union[
@@ -333,6 +328,8 @@ class ScriptedProvider:
         self._by_id: dict[str, AnswerSpec] = {}
         self._patterns: list[tuple[Pattern[str], AnswerSpec]] = []
         self._default: AnswerSpec | None = None
+        # id(sequence) -> (the sequence, kept alive so its id stays its own; answers taken)
+        self._taken: dict[int, tuple[AnswerSequence, int]] = {}
         self._closing = AbortController()
         self._disposals = 0
         self.default = default
@@ -521,6 +518,13 @@ class ScriptedProvider:
             self.failures.append(error)
         return error
 
+    def _next_of(self, spec: AnswerSequence) -> tuple[int, AnswerSpec | None]:
+        """How many answers this provider took from ``spec`` before, and the next one."""
+        with self._lock:
+            _, used = self._taken.get(id(spec), (spec, 0))
+            self._taken[id(spec)] = (spec, used + 1)
+        return used, spec.answers[used] if used < len(spec.answers) else None
+
     async def _outcome(self, item: AskUserQuestionItem, signal: AbortSignal) -> _Outcome:
         spec = self._lookup(item)
         if spec is None:
@@ -531,7 +535,7 @@ class ScriptedProvider:
             )
         for _ in range(100):  # functions and sequences may hand on to other answers
             if isinstance(spec, AnswerSequence):
-                used, taken = spec._take()
+                used, taken = self._next_of(spec)
                 if taken is None:
                     return _Problem(
                         f"the {used} answers scripted in a sequence for {_quote(item)} are "
