@@ -4,6 +4,7 @@ import asyncio
 import gc
 import threading
 import time
+from typing import Callable
 
 import pytest
 
@@ -262,6 +263,59 @@ def test_any_leaves_nothing_on_a_long_lived_source() -> None:
     shutdown.signal.add_callback(lambda: fired.append(1))
     shutdown.abort()  # nothing stale is left to call
     assert fired == [1]
+
+
+def finishes(work: Callable[[], object], seconds: float = 10.0) -> bool:
+    """Whether ``work()`` returns within ``seconds`` (run on a daemon thread, so a deadlock
+    fails the test instead of hanging it)."""
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    return not thread.is_alive()
+
+
+def test_a_combined_signal_freed_while_its_source_is_busy_does_not_deadlock() -> None:
+    """A combined signal's clean-up can run in the middle of its source's own bookkeeping,
+    on the same thread: its last reference dropped there, or a garbage collection
+    triggered there. It deadlocked on the source's lock (seen in CI: a test hung for good)."""
+    source = AbortController()
+
+    def callback_holding_the_only_reference() -> Callable[[], None]:
+        combined = AbortSignal.any([source.signal])
+        return source.signal.add_callback(lambda: combined)
+
+    remove = callback_holding_the_only_reference()
+    assert finishes(remove), "removing the callback deadlocked"
+    fired: list[int] = []
+    source.signal.add_callback(lambda: fired.append(1))
+    source.abort()  # neither the removed callback nor the freed combined signal is left
+    assert fired == [1]
+
+
+def test_a_signal_freed_by_a_comparison_in_remove_callback_is_handled() -> None:
+    """remove_callback() compares callbacks with ==, which may run any code (and free a
+    combined signal of the same source) while it looks through them."""
+    source = AbortController()
+
+    class DropsOnCompare:
+        def __init__(self, payload: object) -> None:
+            self.payload: object = payload
+
+        def __call__(self) -> None:
+            pass
+
+        def __eq__(self, other: object) -> bool:
+            self.payload = None  # the combined signal's last reference
+            return False
+
+        __hash__ = None  # type: ignore[assignment]
+
+    dropping = DropsOnCompare(AbortSignal.any([source.signal]))
+    source.signal.add_callback(dropping)
+    wanted = source.signal.add_callback(lambda: None)
+    assert finishes(lambda: source.signal.remove_callback(print)), "remove_callback deadlocked"
+    assert dropping.payload is None
+    wanted()
 
 
 # -- the provider toolkit: error() and race() -----------------------------------------

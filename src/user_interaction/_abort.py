@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import heapq
 import weakref
-from _thread import allocate_lock
+from _thread import RLock, allocate_lock
 from time import monotonic
 from typing import TYPE_CHECKING, Awaitable, Callable, Final, Iterable, TypeVar, final
 
@@ -37,7 +37,10 @@ class AbortSignal:
     __slots__ = ("__weakref__", "_aborted", "_callbacks", "_lock", "_next_key", "_reason")
 
     def __init__(self) -> None:
-        self._lock = allocate_lock()
+        # Reentrant: a combined signal's clean-up (see ``any``) runs wherever its last
+        # reference goes or a garbage collection starts, which can be inside this very
+        # lock on this thread. A plain lock deadlocked there.
+        self._lock = RLock()
         self._aborted = False
         self._reason: object = None
         self._callbacks: dict[int, Callback] | None = None  # made on first use
@@ -85,9 +88,10 @@ class AbortSignal:
             callbacks = self._callbacks
             if callbacks is None:
                 return
-            for key, registered in callbacks.items():
+            # A copy: ``==`` runs any code, which may remove callbacks (see ``__init__``).
+            for key, registered in list(callbacks.items()):
                 if registered is callback or registered == callback:
-                    del callbacks[key]
+                    callbacks.pop(key, None)
                     return
 
     def _remove_key(self, key: int) -> None:
