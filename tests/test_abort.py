@@ -267,17 +267,27 @@ def test_any_leaves_nothing_on_a_long_lived_source() -> None:
 
 def finishes(work: Callable[[], object], seconds: float = 10.0) -> bool:
     """Whether ``work()`` returns within ``seconds`` (run on a daemon thread, so a deadlock
-    fails the test instead of hanging it)."""
-    thread = threading.Thread(target=work, daemon=True)
+    fails the test instead of hanging it); what it raises is raised here."""
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            work()
+        except BaseException as exc:
+            raised.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
     thread.start()
     thread.join(seconds)
+    if raised:
+        raise raised[0]
     return not thread.is_alive()
 
 
 def test_a_combined_signal_freed_while_its_source_is_busy_does_not_deadlock() -> None:
     """A combined signal's clean-up can run in the middle of its source's own bookkeeping,
     on the same thread: its last reference dropped there, or a garbage collection
-    triggered there. It deadlocked on the source's lock (seen in CI: a test hung for good)."""
+    triggered there. It deadlocked on the source's lock (a test run hung for good)."""
     source = AbortController()
 
     def callback_holding_the_only_reference() -> Callable[[], None]:
@@ -296,13 +306,14 @@ def test_a_signal_freed_by_a_comparison_in_remove_callback_is_handled() -> None:
     """remove_callback() compares callbacks with ==, which may run any code (and free a
     combined signal of the same source) while it looks through them."""
     source = AbortController()
+    calls: list[str] = []
 
     class DropsOnCompare:
         def __init__(self, payload: object) -> None:
             self.payload: object = payload
 
         def __call__(self) -> None:
-            pass
+            calls.append("dropping")
 
         def __eq__(self, other: object) -> bool:
             self.payload = None  # the combined signal's last reference
@@ -312,10 +323,11 @@ def test_a_signal_freed_by_a_comparison_in_remove_callback_is_handled() -> None:
 
     dropping = DropsOnCompare(AbortSignal.any([source.signal]))
     source.signal.add_callback(dropping)
-    wanted = source.signal.add_callback(lambda: None)
+    source.signal.add_callback(lambda: calls.append("other"))
     assert finishes(lambda: source.signal.remove_callback(print)), "remove_callback deadlocked"
-    assert dropping.payload is None
-    wanted()
+    assert dropping.payload is None  # the comparison ran, and freed the combined signal
+    source.abort()
+    assert calls == ["dropping", "other"]  # only the freed signal's forwarder is gone
 
 
 # -- the provider toolkit: error() and race() -----------------------------------------
