@@ -328,8 +328,8 @@ class ScriptedProvider:
         self._by_id: dict[str, AnswerSpec] = {}
         self._patterns: list[tuple[Pattern[str], AnswerSpec]] = []
         self._default: AnswerSpec | None = None
-        # id(sequence) -> (the sequence, kept alive so its id stays its own; answers taken)
-        self._taken: dict[int, tuple[AnswerSequence, int]] = {}
+        # answers taken from each sequence (keyed by identity: sequences define no ==)
+        self._taken: dict[AnswerSequence, int] = {}
         self._closing = AbortController()
         self._disposals = 0
         self.default = default
@@ -521,8 +521,8 @@ class ScriptedProvider:
     def _next_of(self, spec: AnswerSequence) -> tuple[int, AnswerSpec | None]:
         """How many answers this provider took from ``spec`` before, and the next one."""
         with self._lock:
-            _, used = self._taken.get(id(spec), (spec, 0))
-            self._taken[id(spec)] = (spec, used + 1)
+            used = self._taken.get(spec, 0)
+            self._taken[spec] = used + 1
         return used, spec.answers[used] if used < len(spec.answers) else None
 
     async def _outcome(self, item: AskUserQuestionItem, signal: AbortSignal) -> _Outcome:
