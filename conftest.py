@@ -2,8 +2,13 @@
 
 The test environment has deliberately broken extensions installed
 (``tests/fixtures/dists/ext_broken``), and a broken installed extension fails every ask
-(SPEC §10). So installed extensions are not autoloaded in the tests — nor in the processes
-they start, which inherit the environment — unless a test turns autoload back on.
+(docs/writing-an-extension.md). So installed extensions are not autoloaded in the tests —
+nor in the processes they start, which inherit the environment — unless a test turns
+autoload back on.
+
+Each test gets a state directory of its own (``USER_INTERACTION_STATE_DIR``), and
+``USER_INTERACTION_INBOX`` is unset: an inbox running on the developer's machine never
+changes which provider a test gets, and no test sees another's inbox or decisions.
 
 A provider's tests (``plugins/<name>/tests``) need that provider installed: when it is
 not (CONTRIBUTING's quick set-up installs only the core and ``stdio``), the directory is
@@ -19,6 +24,15 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("USER_INTERACTION_DISABLE_EXTENSION_AUTOLOAD", "1")
+
+
+@pytest.fixture(autouse=True)
+def _own_state_dir(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("USER_INTERACTION_STATE_DIR", str(tmp_path_factory.mktemp("state")))
+    monkeypatch.delenv("USER_INTERACTION_INBOX", raising=False)
+
 
 PLUGINS = Path(__file__).resolve().parent / "plugins"
 

@@ -310,3 +310,104 @@ def test_text_holding_a_lone_surrogate_is_invalid(before: str, surrogate: str, a
 def test_text_with_something_visible_besides_nul_bytes_is_valid(text: str) -> None:
     label = text + "x"
     validate_request(AskUserQuestionRequest([Item("a" + text, label, options=[Opt(label)])]))
+
+
+# -- check_answer: the same rules, every problem, never raising ---------------------------
+
+
+def test_check_answer_lists_every_problem_with_its_place() -> None:
+    from user_interaction import Problem, check_answer
+
+    request = AskUserQuestionRequest(QUESTIONS)
+    answer = AskUserQuestionAnswer(
+        [
+            AskUserQuestionAnswerItem("pkg", ["yarn"]),
+            AskUserQuestionAnswerItem("tools", ["ruff", "ruff"]),
+            AskUserQuestionAnswerItem("zzz"),
+        ]
+    )
+    problems = check_answer(request, answer)
+    assert [str(problem) for problem in problems] == [
+        "answers[0].selected[0]: 'yarn' was not offered for question 'pkg'",
+        "answers[1].selected[1]: 'ruff' is selected twice",
+        "answers[2].id: 'zzz' was not asked",
+    ]
+    assert problems[0] == Problem(
+        "answers[0].selected[0]", "'yarn' was not offered for question 'pkg'", INVALID_ANSWER
+    )
+    assert problems[0].error().code == INVALID_ANSWER
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ({"answers": [{"id": "pkg", "selected": ["npm"]}]}, []),
+        ({"answers": [{"id": 1}]}, ["answers[0].id: expected a string, got a number"]),
+        ({"answers": "no"}, ["answers: expected an array, got a string"]),
+        ([1, 2], ["expected AskUserQuestionAnswer, got list"]),
+        (None, ["expected AskUserQuestionAnswer, got NoneType"]),
+    ],
+)
+def test_check_answer_reads_wire_dicts_and_never_raises(
+    answer: object, expected: list[str]
+) -> None:
+    from user_interaction import check_answer
+
+    problems = check_answer(AskUserQuestionRequest(QUESTIONS), answer)
+    assert [str(problem) for problem in problems] == expected
+
+
+def test_check_answer_agrees_with_the_manager(ui: UserInteraction) -> None:
+    """Whatever the manager refuses, check_answer reports first, in the same words."""
+    from user_interaction import check_answer
+
+    bad = AskUserQuestionAnswer([AskUserQuestionAnswerItem("pkg", ["pnpm", "npm"])])
+    ui.register_provider(Recorder(bad))
+    error = ask_error(ui, AskUserQuestionRequest(QUESTIONS))
+    assert error.message == str(check_answer(AskUserQuestionRequest(QUESTIONS), bad)[0])
+
+
+@pytest.mark.parametrize(
+    ("item", "message"),
+    [
+        (
+            AskUserQuestionAnswerItem("name", custom="\x00\x00"),
+            "answers[0].custom: must not be blank",
+        ),
+        (
+            AskUserQuestionAnswerItem("name", custom="Z\udcfcrich"),
+            "answers[0].custom: must be valid Unicode: it holds a lone surrogate",
+        ),
+        (
+            AskUserQuestionAnswerItem("pkg", ["npm"], notes="\ud800x"),
+            "answers[0].notes: must be valid Unicode: it holds a lone surrogate",
+        ),
+        (
+            AskUserQuestionAnswerItem("pkg", ["npm"], notes="\x00"),
+            "answers[0].notes: must not be blank",
+        ),
+    ],
+)
+def test_answer_text_follows_the_requests_text_rules(
+    ui: UserInteraction, item: AskUserQuestionAnswerItem, message: str
+) -> None:
+    ui.register_provider(Recorder(AskUserQuestionAnswer([item])))
+    error = ask_error(ui, AskUserQuestionRequest(QUESTIONS))
+    assert error.code == INVALID_ANSWER
+    assert error.message == message
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=st.text())
+def test_any_custom_text_either_passes_the_rules_or_is_reported(text: str) -> None:
+    import json
+
+    from user_interaction import check_answer
+
+    answer = AskUserQuestionAnswer([AskUserQuestionAnswerItem("name", custom=text)])
+    problems = check_answer(AskUserQuestionRequest(QUESTIONS), answer)
+    if not problems:  # what passes can be stored and sent as UTF-8 JSON
+        json.dumps(answer.to_dict(), ensure_ascii=False).encode()
+        assert text.replace("\x00", "").strip()
+    else:
+        assert [problem.path for problem in problems] == ["answers[0].custom"]

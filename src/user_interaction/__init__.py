@@ -51,6 +51,8 @@ if TYPE_CHECKING:
         AskUserQuestionRequest,
     )
     from ._registration import Disposer
+    from ._state import STATE_DIR_ENV, state_dir
+    from ._validation import Problem, check_answer
 
 # The data model, discovery and the manager are imported on first use: building their
 # attrs classes is most of what importing the package would cost.
@@ -66,6 +68,10 @@ _LAZY = {
     "AskUserQuestionOption": "_model",
     "AskUserQuestionRequest": "_model",
     "require_approval": "_approval",
+    "STATE_DIR_ENV": "_state",
+    "state_dir": "_state",
+    "Problem": "_validation",
+    "check_answer": "_validation",
 }
 
 
@@ -106,6 +112,7 @@ __all__ = [
     "PROVIDER_LOAD_FAILED",
     "PROVIDER_NOT_FOUND",
     "RELOAD_FAILED",
+    "STATE_DIR_ENV",
     "AbortController",
     "AbortSignal",
     "AskSpec",
@@ -117,12 +124,15 @@ __all__ = [
     "Disposer",
     "ExtensionSpec",
     "HarnessError",
+    "Problem",
     "Provider",
     "ProviderInfo",
     "UserInteraction",
     "UserInteractionError",
     "__version__",
+    "check_answer",
     "hookimpl",
     "hookspec",
     "require_approval",
+    "state_dir",
 ]

@@ -34,7 +34,15 @@ _MAX_SLEEP: Final = 3600.0
 class AbortSignal:
     """Tells whoever holds it that an operation should stop, and why (``reason``)."""
 
-    __slots__ = ("__weakref__", "_aborted", "_callbacks", "_lock", "_next_key", "_reason")
+    __slots__ = (
+        "__weakref__",
+        "_aborted",
+        "_callbacks",
+        "_deadline",
+        "_lock",
+        "_next_key",
+        "_reason",
+    )
 
     def __init__(self) -> None:
         # Reentrant: a combined signal's clean-up (see ``any``) runs wherever its last
@@ -45,6 +53,29 @@ class AbortSignal:
         self._reason: object = None
         self._callbacks: dict[int, Callback] | None = None  # made on first use
         self._next_key = 0
+        self._deadline: float | None = None
+
+    @property
+    def deadline(self) -> float | None:
+        """The :func:`time.monotonic` time at which the signal fires by itself, or ``None``.
+
+        Set for a :meth:`timeout` signal, an :meth:`any` signal holding one (the earliest),
+        and the signal a provider receives when its ask has a timeout: so a UI can show
+        the time left, and a provider that hands the ask on (to another process) can pass
+        the time left along with it.
+        """
+        return self._deadline
+
+    def time_left(self) -> float | None:
+        """Seconds until :attr:`deadline` (never negative), or ``None`` without one."""
+        deadline = self._deadline
+        return None if deadline is None else max(0.0, deadline - monotonic())
+
+    def _expire_by(self, deadline: float | None) -> None:
+        """Make ``deadline`` known as this signal's own, if it is the earlier one (the
+        caller arranges that the signal does fire then)."""
+        if deadline is not None and (self._deadline is None or deadline < self._deadline):
+            self._deadline = deadline
 
     @property
     def aborted(self) -> bool:
@@ -195,10 +226,10 @@ class AbortSignal:
     @staticmethod
     def timeout(seconds: float) -> AbortSignal:
         """A signal that fires by itself after ``seconds``, reason ``ASK_TIMEOUT``."""
-        if not seconds >= 0:  # also rejects NaN
-            raise ValueError(f"timeout must be a non-negative number, got {seconds!r}")
+        seconds = check_seconds(seconds)
         signal = AbortSignal()
         if seconds != float("inf"):
+            signal._deadline = monotonic() + seconds
             _TIMER.schedule(seconds, weakref.ref(signal))
         return signal
 
@@ -211,6 +242,7 @@ class AbortSignal:
             if source._aborted:
                 combined._abort(source._reason)
                 return combined
+            combined._expire_by(source._deadline)
         ref = weakref.ref(combined)
         removers: list[Callable[[], None]] = []
 
@@ -248,6 +280,23 @@ class AbortController:
 
     def __repr__(self) -> str:
         return f"<AbortController signal={self._signal!r}>"
+
+
+def check_seconds(value: object, what: str = "timeout") -> float:
+    """``value`` as a float number of seconds, or a ``ValueError`` saying why it is none:
+    a bool, not a number, negative, NaN, or too large for a float (``10**400``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{what} must be a non-negative number of seconds, got {value!r}")
+    try:
+        seconds = float(value)
+    except OverflowError:
+        raise ValueError(
+            f"{what} must be a number of seconds a float can hold, got an int of "
+            f"{value.bit_length()} bits"  # type: ignore[union-attr]
+        ) from None
+    if not seconds >= 0:  # also rejects NaN
+        raise ValueError(f"{what} must be a non-negative number of seconds, got {value!r}")
+    return seconds
 
 
 def _nothing() -> None:

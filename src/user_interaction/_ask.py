@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextvars
 import sys
 import types
+from time import monotonic
 from typing import TYPE_CHECKING, Any, Callable, Final, Generator
 
 from ._abort import AbortController, discard_awaitable
@@ -90,6 +91,12 @@ class Ask:
         answer."""
         loop = self._loop = _aio().get_running_loop()
         deadline = None if self._timeout is None else loop.time() + self._timeout
+        # The provider's signal carries when the ask ends by itself, for UIs to show.
+        signal = self._controller.signal
+        if self._timeout is not None:
+            signal._expire_by(monotonic() + self._timeout)
+        if self._request.signal is not None:
+            signal._expire_by(self._request.signal.deadline)
         registration = self._registration
         holds_turn = answered = False
         try:
@@ -106,7 +113,6 @@ class Ask:
                 registration = successor
             self._registration = registration
             holds_turn = registration.serial
-            signal = self._controller.signal
             if signal.aborted:  # ended while it was being admitted
                 raise signal.error()
             holds_turn = False  # from here on the provider call holds the turn

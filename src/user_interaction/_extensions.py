@@ -23,7 +23,7 @@ import sys
 from contextvars import ContextVar
 from operator import itemgetter
 from threading import RLock
-from time import perf_counter
+from time import monotonic, perf_counter
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable, Final, Union
 
@@ -41,7 +41,7 @@ from ._errors import (
     UserInteractionError,
 )
 from ._hooks import PROJECT_NAME, AskFunction, ExtensionSpec
-from ._model import AskUserQuestionAnswer, AskUserQuestionRequest
+from ._model import AskUserQuestionAnswer, AskUserQuestionRequest, with_signal
 from ._registration import _aio
 from ._validation import validate_answer, validate_request
 
@@ -442,7 +442,7 @@ class Extensions:
         if signal is not None and request.signal is not signal:
             if request.signal is not None and request.signal is not record.request.signal:
                 signal = AbortSignal.any([request.signal, signal])
-            request = AskUserQuestionRequest(request.questions, request.agent, signal)
+            request = with_signal(request, signal)
         answer = await Ask(registration, request, None).run()
         record.answer = answer
         return answer
@@ -487,6 +487,10 @@ class Extensions:
                 if timeout is not None or request.signal is not None:
                     controller = AbortController()
                     record.signal = controller.signal
+                    if timeout is not None:
+                        record.signal._expire_by(monotonic() + timeout)
+                    if request.signal is not None:
+                        record.signal._expire_by(request.signal.deadline)
                 token = _RECORD.set(record)
                 try:
                     if controller is None:  # nothing to stop waiting for but the caller

@@ -16,6 +16,7 @@ from _thread import allocate_lock
 from types import ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any, Final, Mapping, Union, cast
 
+from ._abort import check_seconds
 from ._ask import Ask
 from ._discovery import ProviderInfo, find_provider, installed_providers
 from ._errors import DUPLICATE_PROVIDER, INVALID_REQUEST, NO_PROVIDER, UserInteractionError
@@ -302,7 +303,7 @@ class UserInteraction(_Prompts):
             raise signal.error()
         validate_request(request)
         if timeout is not None:
-            _check_timeout(timeout)
+            check_seconds(timeout)
 
     def _registration(self) -> Registration:
         """The active registration, or ``NO_PROVIDER``."""
@@ -407,8 +408,3 @@ class UserInteraction(_Prompts):
 
 def _no_provider() -> UserInteractionError:
     return UserInteractionError("No provider is active: register one or call use().", NO_PROVIDER)
-
-
-def _check_timeout(timeout: float) -> None:
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout >= 0:
-        raise ValueError(f"timeout must be a non-negative number of seconds, got {timeout!r}")

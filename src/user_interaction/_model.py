@@ -164,14 +164,27 @@ class AskUserQuestionRequest:
 
     ``agent`` identifies the asking agent or session for providers that route by it;
     ``signal`` aborts the ask. Neither takes part in equality or the wire form.
+
+    ``key`` is the caller's own name for this ask (``"deploy:build-42"``), the same when the
+    caller restarts: a provider that keeps asks (the inbox) treats a request with a key it
+    holds as the same ask, so a restarted caller collects its answer. ``remember`` names
+    what an approval approves (``"tool:deploy"``), so that an "Always" choice can be
+    remembered. Both travel on the wire; providers that keep nothing ignore them.
     """
 
     questions: tuple[AskUserQuestionItem, ...] = attrs.field(converter=_items)
     agent: object | None = attrs.field(default=None, eq=False)
     signal: AbortSignal | None = attrs.field(default=None, eq=False)
+    key: str | None = attrs.field(default=None, kw_only=True)
+    remember: str | None = attrs.field(default=None, kw_only=True)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"questions": [question.to_dict() for question in self.questions]}
+        data: dict[str, Any] = {"questions": [question.to_dict() for question in self.questions]}
+        if self.key is not None:
+            data["key"] = self.key
+        if self.remember is not None:
+            data["remember"] = self.remember
+        return data
 
     @classmethod
     def from_dict(
@@ -182,25 +195,19 @@ class AskUserQuestionRequest:
         signal: AbortSignal | None = None,
     ) -> AskUserQuestionRequest:
         """Parse the wire form; ``INVALID_REQUEST`` names the first bad path."""
-        fields = _Fields(data, "", ("questions",))
-        return cls(fields.array("questions", AskUserQuestionItem.from_dict), agent, signal)
+        fields = _Fields(data, "", ("questions", "key", "remember"))
+        return cls(
+            fields.array("questions", AskUserQuestionItem.from_dict),
+            agent,
+            signal,
+            key=fields.optional_string("key"),
+            remember=fields.optional_string("remember"),
+        )
 
 
 def with_signal(request: AskUserQuestionRequest, signal: AbortSignal) -> AskUserQuestionRequest:
-    """``request`` with another ``signal``: the request a provider receives.
-
-    Built without the constructor's conversion: ``request``'s fields are already the
-    tuples and values the constructor made (this runs on every ask).
-    """
-    clone = _new(AskUserQuestionRequest)
-    _set(clone, "questions", request.questions)
-    _set(clone, "agent", request.agent)
-    _set(clone, "signal", signal)
-    return clone
-
-
-_new = object.__new__
-_set = object.__setattr__
+    """``request`` with another ``signal``: the request a provider receives."""
+    return attrs.evolve(request, signal=signal)
 
 
 @attrs.frozen

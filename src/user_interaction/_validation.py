@@ -1,10 +1,18 @@
 """The rules of a well-formed request (checked before a provider sees it) and of a
-well-formed answer (checked before the caller sees it)."""
+well-formed answer (checked before the caller sees it), written once.
+
+Each rule set is a generator of :class:`Problem`\\ s in the order a reader would check
+them: the manager raises the first (``validate_request``, ``validate_answer``), and code
+that reports every problem to a person (an inbox server refusing an answer, a form
+pointing at the broken field) lists them with :func:`check_answer`.
+"""
 
 from __future__ import annotations
 
 import re
-from typing import Final, Mapping
+from typing import Final, Iterator, Mapping
+
+import attrs
 
 from ._errors import EMPTY_QUESTIONS, INVALID_ANSWER, INVALID_REQUEST, UserInteractionError
 from ._model import (
@@ -15,353 +23,247 @@ from ._model import (
     AskUserQuestionRequest,
 )
 
-__all__ = ["text_problem", "validate_answer", "validate_request"]
+__all__ = ["Problem", "check_answer", "text_problem", "validate_answer", "validate_request"]
 
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
-def text_problem(text: str, *, required: bool = True) -> str | None:
-    """What is wrong with ``text`` as a request's text, or ``None``.
+@attrs.frozen
+class Problem:
+    """One broken rule: where (``path``, such as ``answers[0].selected[1]``), what, and
+    the error code it is reported with. ``str(problem)`` is ``"path: message"``."""
 
-    Required text (an id, a question, a label) must not be blank: whitespace and NUL bytes
-    do not count. No text may hold a lone surrogate (``"\\ud800"``): it is not Unicode,
-    and no provider could encode it to show or send it.
+    path: str
+    message: str
+    code: str = INVALID_ANSWER
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+    def error(self, prefix: str = "") -> UserInteractionError:
+        """The ``UserInteractionError`` that reports this problem."""
+        return UserInteractionError(f"{prefix}{self}", self.code)
+
+
+def text_problem(text: str, *, required: bool = True) -> str | None:
+    """What is wrong with ``text`` as a request's or an answer's text, or ``None``.
+
+    Required text (an id, a question, a label, custom text, notes) must not be blank:
+    whitespace and NUL bytes do not count. No text may hold a lone surrogate
+    (``"\\ud800"``): it is not Unicode, and nothing could encode it to show, store or send it.
     """
-    if required and not (text.replace("\x00", "") if "\x00" in text else text).strip():
+    if required and not text.replace("\x00", "").strip():
         return "must not be blank"
-    if not text.isascii() and _SURROGATE.search(text) is not None:  # isascii(): O(1)
+    if not text.isascii() and _SURROGATE.search(text) is not None:
         return "must be valid Unicode: it holds a lone surrogate"
     return None
 
 
-def _bad(where: str, problem: str, code: str = INVALID_REQUEST) -> UserInteractionError:
-    return UserInteractionError(f"{where}: {problem}", code)
-
-
-def _text(value: object, where: str) -> None:
-    if type(value) is not str and not isinstance(value, str):
-        raise _bad(where, f"expected a string, got {type(value).__name__}")
-    problem = text_problem(value)
-    if problem is not None:
-        raise _bad(where, problem)
-
-
-def _optional_text(value: object, where: str) -> None:
-    if value is not None and not isinstance(value, str):
-        raise _bad(where, f"expected a string or None, got {type(value).__name__}")
-    problem = None if value is None else text_problem(value, required=False)
-    if problem is not None:
-        raise _bad(where, problem)
-
-
-def _odd(text: str) -> bool:
-    """Whether optional non-ASCII text breaks a rule (a lone surrogate)."""
-    return text_problem(text, required=False) is not None
-
-
-_last_valid: tuple[AskUserQuestionItem, ...] | None = None
+# -- requests ----------------------------------------------------------------------------
 
 
 def validate_request(request: object) -> None:
-    """Raise ``EMPTY_QUESTIONS`` / ``INVALID_REQUEST`` naming the first broken rule.
+    """Raise ``EMPTY_QUESTIONS`` / ``INVALID_REQUEST`` naming the first broken rule."""
+    for problem in _request_problems(request):
+        raise problem.error()
 
-    A fast pass builds no strings; only a failing request is walked again to say where.
-    The questions tuple last found valid is remembered (it is immutable), so asking the
-    same request again costs one identity check.
-    """
-    global _last_valid
-    questions = getattr(request, "questions", None)
-    if questions is not None and questions is _last_valid:
+
+def _text(value: object, where: str, *, required: bool = True) -> Iterator[Problem]:
+    if not isinstance(value, str):
+        expected = "a string" if required else "a string or None"
+        yield Problem(where, f"expected {expected}, got {type(value).__name__}", INVALID_REQUEST)
         return
-    if type(request) is AskUserQuestionRequest and _questions_ok(questions):
-        _last_valid = questions
-        return
-    _explain_request(request)
+    problem = text_problem(value, required=required)
+    if problem is not None:
+        yield Problem(where, problem, INVALID_REQUEST)
 
 
-def _questions_ok(questions: object) -> bool:
-    """The fast pass. It screens text inline, without a call per string (it runs on every
-    new request): ASCII text without NUL bytes that is not blank is fine; only other text
-    (non-ASCII, NUL bytes, blank) pays for a call to :func:`text_problem`."""
-    if type(questions) is not tuple or not questions:
-        return False
-    ids: set[str] = set()
-    for item in questions:
-        if type(item) is not AskUserQuestionItem:
-            return False
-        item_id = item.id
-        if type(item_id) is not str or item_id in ids:
-            return False
-        plain = item_id.isascii() and "\x00" not in item_id and item_id.strip()
-        if not plain and text_problem(item_id):
-            return False
-        ids.add(item_id)
-        text = item.question
-        if type(text) is not str:
-            return False
-        plain = text.isascii() and "\x00" not in text and text.strip()
-        if not plain and text_problem(text):
-            return False
-        header, detail = item.header, item.detail
-        if header is not None and (
-            type(header) is not str or (not header.isascii() and _odd(header))
-        ):
-            return False
-        if detail is not None and (
-            type(detail) is not str or (not detail.isascii() and _odd(detail))
-        ):
-            return False
-        multi: object = item.multi_select  # typed bool, but a caller may pass anything
-        if multi is not True and multi is not False:
-            return False
-        options = item.options
-        if type(options) is not tuple:
-            return False
-        if not options:
-            if multi:
-                return False
-            continue
-        labels: set[str] = set()
-        for option in options:
-            if type(option) is not AskUserQuestionOption:
-                return False
-            label = option.label
-            if type(label) is not str or label in labels:
-                return False
-            plain = label.isascii() and "\x00" not in label and label.strip()
-            if not plain and text_problem(label):
-                return False
-            labels.add(label)
-            description, preview = option.description, option.preview
-            if description is not None and (
-                type(description) is not str or (not description.isascii() and _odd(description))
-            ):
-                return False
-            if preview is not None and (
-                type(preview) is not str or (not preview.isascii() and _odd(preview))
-            ):
-                return False
-    return True
+def _optional(value: object, where: str, *, blank: bool = True) -> Iterator[Problem]:
+    """Optional text: ``None``, or text (``blank=False``: text that is not blank)."""
+    if value is not None:
+        yield from _text(value, where, required=not blank)
 
 
-def _explain_request(request: object) -> None:
-    """The slow pass: find the first broken rule and say where (accepts str subclasses)."""
+def _request_problems(request: object) -> Iterator[Problem]:
     if not isinstance(request, AskUserQuestionRequest):
-        raise UserInteractionError(
-            f"request: expected AskUserQuestionRequest, got {type(request).__name__}",
+        yield Problem(
+            "request",
+            f"expected AskUserQuestionRequest, got {type(request).__name__}",
             INVALID_REQUEST,
         )
-    questions = request.questions
-    if type(questions) is not tuple:
-        raise _bad("questions", f"expected a sequence, got {type(questions).__name__}")
+        return
+    questions: object = request.questions  # typed, but a caller may pass anything
+    if not isinstance(questions, tuple):
+        yield Problem(
+            "questions", f"expected a sequence, got {type(questions).__name__}", INVALID_REQUEST
+        )
+        return
     if not questions:
-        raise UserInteractionError("questions: at least one question is required", EMPTY_QUESTIONS)
-    seen_ids: set[str] = set()
+        yield Problem("questions", "at least one question is required", EMPTY_QUESTIONS)
+        return
+    ids: set[str] = set()
     for index, item in enumerate(questions):
-        if type(item) is not AskUserQuestionItem:
-            raise _bad(
-                f"questions[{index}]", f"expected AskUserQuestionItem, got {type(item).__name__}"
+        yield from _question_problems(item, f"questions[{index}]", ids)
+    yield from _optional(request.key, "key", blank=False)
+    yield from _optional(request.remember, "remember", blank=False)
+
+
+def _question_problems(item: object, where: str, ids: set[str]) -> Iterator[Problem]:
+    if not isinstance(item, AskUserQuestionItem):
+        yield Problem(
+            where, f"expected AskUserQuestionItem, got {type(item).__name__}", INVALID_REQUEST
+        )
+        return
+    yield from _text(item.id, f"{where}.id")
+    if isinstance(item.id, str):
+        if item.id in ids:
+            yield Problem(f"{where}.id", f"duplicate id {item.id!r}", INVALID_REQUEST)
+        ids.add(item.id)
+    yield from _text(item.question, f"{where}.question")
+    yield from _optional(item.header, f"{where}.header")
+    yield from _optional(item.detail, f"{where}.detail")
+    multi: object = item.multi_select
+    if not isinstance(multi, bool):
+        yield Problem(f"{where}.multi_select", "expected a boolean", INVALID_REQUEST)
+    options: object = item.options
+    if not isinstance(options, tuple):
+        yield Problem(f"{where}.options", "expected a sequence of options", INVALID_REQUEST)
+        return
+    if not options and item.multi_select:
+        yield Problem(
+            f"{where}.multi_select",
+            "a question without options cannot be multi-select",
+            INVALID_REQUEST,
+        )
+    labels: set[str] = set()
+    for position, option in enumerate(options):
+        at = f"{where}.options[{position}]"
+        if not isinstance(option, AskUserQuestionOption):
+            yield Problem(
+                at, f"expected AskUserQuestionOption, got {type(option).__name__}", INVALID_REQUEST
             )
-        item_id = item.id
-        _text(item_id, f"questions[{index}].id")
-        if item_id in seen_ids:
-            raise _bad(f"questions[{index}].id", f"duplicate id {item_id!r}")
-        seen_ids.add(item_id)
-        _text(item.question, f"questions[{index}].question")
-        if item.header is not None:
-            _optional_text(item.header, f"questions[{index}].header")
-        if item.detail is not None:
-            _optional_text(item.detail, f"questions[{index}].detail")
-        if type(item.multi_select) is not bool:
-            raise _bad(f"questions[{index}].multi_select", "expected a boolean")
-        options = item.options
-        if type(options) is not tuple:
-            raise _bad(f"questions[{index}].options", "expected a sequence of options")
-        if options:
-            labels: set[str] = set()
-            for position, option in enumerate(options):
-                where = f"questions[{index}].options[{position}]"
-                if type(option) is not AskUserQuestionOption:
-                    raise _bad(
-                        where, f"expected AskUserQuestionOption, got {type(option).__name__}"
-                    )
-                label = option.label
-                _text(label, f"{where}.label")
-                if label in labels:
-                    raise _bad(f"{where}.label", f"duplicate label {label!r}")
-                labels.add(label)
-                if option.description is not None:
-                    _optional_text(option.description, f"{where}.description")
-                if option.preview is not None:
-                    _optional_text(option.preview, f"{where}.preview")
-        elif item.multi_select:
-            raise _bad(
-                f"questions[{index}].multi_select",
-                "a question without options cannot be multi-select",
-            )
+            continue
+        yield from _text(option.label, f"{at}.label")
+        if isinstance(option.label, str):
+            if option.label in labels:
+                yield Problem(f"{at}.label", f"duplicate label {option.label!r}", INVALID_REQUEST)
+            labels.add(option.label)
+        yield from _optional(option.description, f"{at}.description")
+        yield from _optional(option.preview, f"{at}.preview")
+
+
+# -- answers -----------------------------------------------------------------------------
 
 
 def validate_answer(request: AskUserQuestionRequest, result: object) -> AskUserQuestionAnswer:
-    """Return the provider's answer as checked against ``request``, or raise ``INVALID_ANSWER``.
+    """Return the provider's answer as checked against ``request``, or raise
+    ``INVALID_ANSWER`` naming the first broken rule."""
+    answer, problem = _parse_answer(result)
+    if answer is None:
+        assert problem is not None
+        raise problem.error("provider answer: ")
+    for problem in _answer_problems(request, answer):
+        raise problem.error()
+    return answer
 
-    Like requests: a fast pass that builds no strings, then a slow one that says where.
+
+def check_answer(request: AskUserQuestionRequest, answer: object) -> list[Problem]:
+    """Every rule ``answer`` breaks as an answer to ``request``, each with its place; an
+    empty list when it is a valid answer. Never raises.
+
+    ``answer`` is an :class:`AskUserQuestionAnswer` or its wire form (a dict). These are
+    the rules the manager applies to every provider's answer, for code that takes answers
+    from elsewhere (an HTTP client, a form) and must refuse a bad one with the reasons
+    instead of passing it on.
     """
-    if type(result) is AskUserQuestionAnswer and _answers_ok(request.questions, result.answers):
-        return result
-    return _explain_answer(request, result)
+    parsed, problem = _parse_answer(answer)
+    if parsed is None:
+        assert problem is not None
+        return [problem]
+    return list(_answer_problems(request, parsed))
 
 
-def _answers_ok(questions: tuple[AskUserQuestionItem, ...], answers: object) -> bool:
-    if type(answers) is not tuple:
-        return False
-    if not answers:
-        return True
-    single = len(questions) == 1
-    if single and len(answers) != 1:
-        return False
-    by_id = None if single else {item.id: item for item in questions}
+def _parse_answer(result: object) -> tuple[AskUserQuestionAnswer | None, Problem | None]:
+    if isinstance(result, AskUserQuestionAnswer):
+        return result, None
+    if isinstance(result, Mapping):
+        try:
+            return AskUserQuestionAnswer.from_dict(result), None
+        except UserInteractionError as exc:
+            path, _, message = exc.message.partition(": ")
+            return None, Problem(path, message) if message else Problem("", exc.message)
+        except (TypeError, ValueError) as exc:  # a field of the wrong kind for its class
+            return None, Problem("", str(exc))
+    return None, Problem("", f"expected AskUserQuestionAnswer, got {type(result).__name__}")
+
+
+def _answer_problems(
+    request: AskUserQuestionRequest, answer: AskUserQuestionAnswer
+) -> Iterator[Problem]:
+    answers: object = answer.answers
+    if not isinstance(answers, tuple):
+        yield Problem("answers", "expected a sequence")
+        return
+    by_id = {item.id: item for item in request.questions}
     seen: set[str] = set()
-    for answer in answers:
-        if type(answer) is not AskUserQuestionAnswerItem:
-            return False
-        answer_id = answer.id
-        if type(answer_id) is not str:
-            return False
-        if by_id is None:
-            question = questions[0]
-            if answer_id != question.id:
-                return False
-        else:
-            found = by_id.get(answer_id)
-            if found is None or answer_id in seen:
-                return False
-            seen.add(answer_id)
-            question = found
-        selected = answer.selected
-        custom = answer.custom
-        if type(selected) is not tuple:
-            return False
-        notes = answer.notes
-        if notes is not None and (type(notes) is not str or not notes.strip() or not selected):
-            return False
-        if custom is not None:
-            if type(custom) is not str or not custom.strip() or selected:
-                return False
+    for index, item in enumerate(answers):
+        where = f"answers[{index}]"
+        if not isinstance(item, AskUserQuestionAnswerItem):
+            yield Problem(where, f"expected AskUserQuestionAnswerItem, got {type(item).__name__}")
             continue
-        count = len(selected)
-        if count == 0:
-            continue
-        if count == 1:
-            label = selected[0]
-            for option in question.options:
-                if option.label == label:
-                    break
-            else:
-                return False
-            continue
-        if not question.multi_select:
-            return False
-        remaining = [option.label for option in question.options]
-        for label in selected:
-            if label not in remaining:  # not offered, or selected twice
-                return False
-            remaining.remove(label)
-    return True
-
-
-def _explain_answer(request: AskUserQuestionRequest, result: object) -> AskUserQuestionAnswer:
-    """The slow pass over an answer: parse a wire dict, or find the first broken rule."""
-    if type(result) is not AskUserQuestionAnswer:
-        if isinstance(result, Mapping):
-            try:
-                result = AskUserQuestionAnswer.from_dict(result)
-            except UserInteractionError as exc:
-                raise UserInteractionError(
-                    f"provider answer: {exc.message}", INVALID_ANSWER
-                ) from None
-        elif not isinstance(result, AskUserQuestionAnswer):
-            raise UserInteractionError(
-                f"provider answer: expected AskUserQuestionAnswer, got {type(result).__name__}",
-                INVALID_ANSWER,
-            )
-    answers = result.answers
-    if type(answers) is not tuple:
-        raise _bad("answers", "expected a sequence", INVALID_ANSWER)
-    questions = request.questions
-    if len(questions) == 1 and len(answers) == 1:  # the common case, without a dict
-        only = questions[0]
-        by_id = {only.id: only}
-    else:
-        by_id = {item.id: item for item in questions}
-    seen: set[str] = set()
-    for index, answer in enumerate(answers):
-        if type(answer) is not AskUserQuestionAnswerItem:
-            raise _bad(
-                f"answers[{index}]",
-                f"expected AskUserQuestionAnswerItem, got {type(answer).__name__}",
-                INVALID_ANSWER,
-            )
-        answer_id = answer.id
-        question = by_id.get(answer_id) if isinstance(answer_id, str) else None
+        question = by_id.get(item.id) if isinstance(item.id, str) else None
         if question is None:
-            raise _bad(f"answers[{index}].id", f"{answer_id!r} was not asked", INVALID_ANSWER)
-        if answer_id in seen:
-            raise _bad(f"answers[{index}].id", f"{answer_id!r} is answered twice", INVALID_ANSWER)
-        seen.add(answer_id)
-        selected = answer.selected
-        custom = answer.custom
-        if custom is not None:
-            if not isinstance(custom, str):
-                raise _bad(f"answers[{index}].custom", "expected a string", INVALID_ANSWER)
-            if not custom.strip():
-                raise _bad(f"answers[{index}].custom", "must not be blank", INVALID_ANSWER)
-        if type(selected) is not tuple:
-            raise _bad(f"answers[{index}].selected", "expected a sequence", INVALID_ANSWER)
-        notes = answer.notes
-        if notes is not None:
-            if not isinstance(notes, str):
-                raise _bad(f"answers[{index}].notes", "expected a string", INVALID_ANSWER)
-            if not notes.strip():
-                raise _bad(f"answers[{index}].notes", "must not be blank", INVALID_ANSWER)
-            if not selected:
-                raise _bad(
-                    f"answers[{index}].notes",
-                    "notes go beside a selection, but nothing is selected",
-                    INVALID_ANSWER,
-                )
-        if not selected:
+            yield Problem(f"{where}.id", f"{item.id!r} was not asked")
             continue
-        if custom is not None:
-            raise _bad(
-                f"answers[{index}]",
-                "custom text and selected labels are exclusive",
-                INVALID_ANSWER,
+        if item.id in seen:
+            yield Problem(f"{where}.id", f"{item.id!r} is answered twice")
+            continue
+        seen.add(item.id)
+        yield from _item_problems(item, question, where)
+
+
+def _answer_text(value: object, where: str) -> Iterator[Problem]:
+    """Custom text and notes: the request's rules for required text."""
+    if not isinstance(value, str):
+        yield Problem(where, "expected a string")
+        return
+    problem = text_problem(value)
+    if problem is not None:
+        yield Problem(where, problem)
+
+
+def _item_problems(
+    item: AskUserQuestionAnswerItem, question: AskUserQuestionItem, where: str
+) -> Iterator[Problem]:
+    selected: object = item.selected
+    custom, notes = item.custom, item.notes
+    if custom is not None:
+        yield from _answer_text(custom, f"{where}.custom")
+    if not isinstance(selected, tuple):
+        yield Problem(f"{where}.selected", "expected a sequence")
+        return
+    if notes is not None:
+        yield from _answer_text(notes, f"{where}.notes")
+        if not selected:
+            yield Problem(f"{where}.notes", "notes go beside a selection, but nothing is selected")
+    if not selected:
+        return
+    if custom is not None:
+        yield Problem(where, "custom text and selected labels are exclusive")
+    if not question.options:
+        yield Problem(f"{where}.selected", f"question {item.id!r} has no options to select")
+        return
+    if len(selected) > 1 and not question.multi_select:
+        yield Problem(
+            f"{where}.selected",
+            f"question {item.id!r} is single-select but {len(selected)} labels were selected",
+        )
+    offered = {option.label for option in question.options}
+    for position, label in enumerate(selected):
+        if label not in offered:
+            yield Problem(
+                f"{where}.selected[{position}]",
+                f"{label!r} was not offered for question {item.id!r}",
             )
-        options = question.options
-        if not options:
-            raise _bad(
-                f"answers[{index}].selected",
-                f"question {answer_id!r} has no options to select",
-                INVALID_ANSWER,
-            )
-        if len(selected) > 1 and not question.multi_select:
-            raise _bad(
-                f"answers[{index}].selected",
-                f"question {answer_id!r} is single-select but {len(selected)} labels were selected",
-                INVALID_ANSWER,
-            )
-        offered = [option.label for option in options]
-        for position, label in enumerate(selected):
-            if label not in offered:
-                raise _bad(
-                    f"answers[{index}].selected[{position}]",
-                    f"{label!r} was not offered for question {answer_id!r}",
-                    INVALID_ANSWER,
-                )
-            if label in selected[:position]:
-                raise _bad(
-                    f"answers[{index}].selected[{position}]",
-                    f"{label!r} is selected twice",
-                    INVALID_ANSWER,
-                )
-    return result
+        elif label in selected[:position]:
+            yield Problem(f"{where}.selected[{position}]", f"{label!r} is selected twice")

@@ -22,6 +22,8 @@ import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Union
 
+import attrs
+
 from ._answers_file import (
     INVALID_ANSWERS_FILE,
     OMIT,
@@ -188,7 +190,7 @@ class PreAnswered:
                 return AskUserQuestionAnswer(list(answered.values()))
             if not answered:
                 return await next_ask(request)
-            asked = await next_ask(AskUserQuestionRequest(rest, request.agent, request.signal))
+            asked = await next_ask(attrs.evolve(request, questions=rest))
             theirs = {item.id: item for item in asked.answers}
             merged = []
             for item in request.questions:
