@@ -29,6 +29,7 @@ def make_dist(
     *,
     modules: dict[str, str] | None = None,
     other_groups: bool = False,
+    group: str = GROUP,
 ) -> Path:
     """Create ``name-version.dist-info`` under ``root``; returns that directory."""
     dist_info = root / f"{name.replace('-', '_')}-{version}.dist-info"
@@ -40,7 +41,7 @@ def make_dist(
     if other_groups:
         lines += ["[console_scripts]", f"{name}-cli = {name.replace('-', '_')}:main", ""]
     if entry_points is not None:
-        lines.append(f"[{GROUP}]")
+        lines.append(f"[{group}]")
         lines += [f"{key} = {value}" for key, value in entry_points.items()]
     if lines:
         (dist_info / "entry_points.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")

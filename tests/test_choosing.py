@@ -220,3 +220,17 @@ def test_providers_check_shows_priority_and_availability(
     assert "PRIORITY" in table
     assert "AVAILABLE" in table
     assert "asleep: unavailable here: Only when the moon is full." in table
+
+
+def test_find_provider_can_leave_providers_out(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from user_interaction import find_provider
+
+    ranked(site, "inbox", 15)
+    ranked(site, "stdio", 10)
+    assert find_provider().name == "inbox"
+    assert find_provider(exclude=["inbox", "any"]).name == "stdio"
+    monkeypatch.setenv(PROVIDER_ENV, "inbox")  # the variable cannot pick a left-out one
+    assert find_provider(exclude={"inbox"}).name == "stdio"
+    monkeypatch.setenv(PROVIDER_ENV, "stdio")
+    assert find_provider(exclude={"inbox"}).name == "stdio"
+    assert find_provider("inbox", exclude={"inbox"}).name == "inbox"  # a name is a name

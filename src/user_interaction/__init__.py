@@ -41,7 +41,7 @@ from ._hooks import AskSpec, ExtensionSpec, Provider, hookimpl, hookspec
 
 if TYPE_CHECKING:
     from ._approval import require_approval
-    from ._discovery import ENTRY_POINT_GROUP, PROVIDER_ENV, ProviderInfo
+    from ._discovery import ENTRY_POINT_GROUP, PROVIDER_ENV, ProviderInfo, find_provider
     from ._manager import UserInteraction
     from ._model import (
         AskUserQuestionAnswer,
@@ -60,6 +60,7 @@ _LAZY = {
     "ENTRY_POINT_GROUP": "_discovery",
     "PROVIDER_ENV": "_discovery",
     "ProviderInfo": "_discovery",
+    "find_provider": "_discovery",
     "UserInteraction": "_manager",
     "Disposer": "_registration",
     "AskUserQuestionAnswer": "_model",
@@ -131,6 +132,7 @@ __all__ = [
     "UserInteractionError",
     "__version__",
     "check_answer",
+    "find_provider",
     "hookimpl",
     "hookspec",
     "require_approval",

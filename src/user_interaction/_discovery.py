@@ -14,7 +14,17 @@ import os
 import re
 import sys
 from _thread import allocate_lock
-from typing import TYPE_CHECKING, Any, Callable, Final, Generic, Mapping, Protocol, TypeVar
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Final,
+    Generic,
+    Iterable,
+    Mapping,
+    Protocol,
+    TypeVar,
+)
 
 import attrs
 
@@ -313,18 +323,21 @@ def _describe(infos: tuple[ProviderInfo, ...]) -> str:
 _HOW: Final = f"choose one with use(name) or {PROVIDER_ENV}=<name>"
 
 
-def find_provider(name: str | None) -> ProviderInfo:
+def find_provider(name: str | None = None, *, exclude: Iterable[str] = ()) -> ProviderInfo:
     """The one installed provider called ``name`` (or the best available one), unloaded.
 
     ``name`` may be ``"distribution:provider"`` to pick one of two distributions that offer
-    one name. With no name: ``USER_INTERACTION_PROVIDER`` if set, else :func:`best_provider`.
+    one name. With no name: ``USER_INTERACTION_PROVIDER`` if set, else the available
+    provider of highest priority — leaving out the providers named in ``exclude`` (a
+    command answering the inbox's asks never picks the inbox itself to ask the human).
     """
     infos = installed_providers()
     origin = ""
     if name is None:
+        left_out = set(exclude)
         chosen = os.environ.get(PROVIDER_ENV, "").strip()
-        if not chosen:
-            return best_provider(infos)
+        if not chosen or chosen.rpartition(":")[2] in left_out:
+            return best_provider(tuple(info for info in infos if info.name not in left_out))
         name, origin = chosen, f" (from {PROVIDER_ENV})"
     distribution, colon, wanted = name.rpartition(":")
     if colon:

@@ -6,8 +6,11 @@
 ``ask QUESTION``        ask a human through a provider; print the answer
 ``dev PROVIDER``        ask again and again, hot-reloading the provider on every save
 ``new-provider NAME``   write a pip-installable provider distribution to start from
-``mcp-server``          an MCP server offering ``ask_user_question`` (user-interaction-mcp)
 ======================  ==============================================================
+
+Distributions add commands of their own through the ``user_interaction.commands``
+entry-point group: ``mcp-server`` (user-interaction-mcp) and ``inbox``
+(user-interaction-inbox) come this way.
 
 Every :class:`~user_interaction.UserInteractionError` ends the command with one line on
 stderr (``user-interaction: CODE: message``) and an exit status per failure class, see
@@ -30,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Callable, Final, Iterator, Sequence, Text
 
 from . import __version__
 from ._answers_file import INVALID_ANSWERS_FILE, UNANSWERED_QUESTION
+from ._cli_commands import OWN_COMMANDS, CommandLoadError, OwnCommand, installed_commands
 from ._discovery import (
     ENTRY_POINT_GROUP,
     PROVIDER_ENV,
@@ -310,8 +314,12 @@ exit status:
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``user-interaction`` argument parser, with one sub-parser per command."""
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The ``user-interaction`` argument parser, with one sub-parser per command.
+
+    Commands from plugins (``user_interaction.commands``) are listed without importing
+    them; the one ``argv`` runs, if any, is imported and adds its own arguments.
+    """
     formatter = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -470,22 +478,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     new.set_defaults(run=_run_new_provider, parser=new)
 
-    # Everything after the command goes to the mcp distribution's own parser, --help too
-    # (an unused prefix character keeps argparse from reading the options here).
-    mcp_server = commands.add_parser(
-        "mcp-server",
-        help="serve the ask_user_question tool over MCP (needs user-interaction-mcp)",
-        add_help=False,
-        prefix_chars="\0",
-    )
-    mcp_server.add_argument("arguments", nargs=argparse.REMAINDER, metavar="OPTIONS")
-    mcp_server.set_defaults(run=_run_mcp_server)
+    _add_plugin_commands(commands, argv)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); returns the status."""
-    args = build_parser().parse_args(argv)
+    if argv is None:
+        argv = sys.argv[1:]
+    try:
+        parser = build_parser(argv)
+    except CommandLoadError as exc:
+        _say_error(str(exc))
+        return EXIT_ERROR
+    args = parser.parse_args(argv)
     try:
         status: int = args.run(args)
         if sys.stdout is not None:
@@ -944,23 +950,50 @@ def _run_new_provider(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-# -- mcp-server (in the mcp distribution) -----------------------------------------------
-
-_MCP_MISSING: Final = (
-    "mcp-server needs the user-interaction-mcp distribution (Python 3.10+): "
-    "pip install user-interaction-mcp (from a checkout: pip install -e plugins/mcp)"
-)
+# -- commands from plugins --------------------------------------------------------------
 
 
-def _run_mcp_server(args: argparse.Namespace) -> int:
-    try:
-        from user_interaction_mcp.server import main as serve
-    except ModuleNotFoundError as exc:
-        if exc.name is None or exc.name.partition(".")[0] != "user_interaction_mcp":
-            raise _Failure(f"mcp-server: cannot import user_interaction_mcp: {exc}") from exc
+def _add_plugin_commands(commands: Any, argv: Sequence[str] | None) -> None:
+    """Add every installed plugin command, and the missing ones of our own distributions
+    (which say how to install them); only the command ``argv`` runs is imported."""
+    wanted = next((arg for arg in argv or () if not arg.startswith("-")), None)
+    core = set(commands.choices)
+    for name, infos in sorted(installed_commands().items()):
+        if name in core:  # the core's own commands cannot be replaced
+            continue
+        own = OWN_COMMANDS.get(name)
+        summary = own.summary if own is not None else f"from {infos[0].distribution}"
+        if name != wanted:
+            commands.add_parser(name, help=summary, add_help=False)
+            continue
+        if len(infos) > 1:
+            offered = " and ".join(f"{info.distribution} {info.version}" for info in infos)
+            raise CommandLoadError(f"command {name!r} is offered by more than one: {offered}")
+        command = infos[0].load()
+        parser = commands.add_parser(
+            name, help=summary, description=own.summary if own is not None else None
+        )
+        command.add_arguments(parser)
+        parser.set_defaults(run=command.run)
+    for name, own in sorted(OWN_COMMANDS.items()):
+        if name not in commands.choices:
+            # Not installed: take any arguments (an unused prefix character keeps argparse
+            # from reading options), and say how to install it.
+            missing = commands.add_parser(
+                name,
+                help=f"{own.summary} (needs {own.distribution})",
+                add_help=False,
+                prefix_chars="\0",
+            )
+            missing.add_argument("arguments", nargs=argparse.REMAINDER, metavar="OPTIONS")
+            missing.set_defaults(run=_missing(name, own))
+
+
+def _missing(name: str, own: OwnCommand) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
         if {"-h", "--help"} & set(args.arguments):
-            print(f"usage: {PROG} mcp-server [OPTIONS]\n\n{_MCP_MISSING}")
+            print(f"usage: {PROG} {name} [OPTIONS]\n\n{own.missing(name)}")
             return EXIT_OK
-        raise _Failure(_MCP_MISSING) from exc
-    status: int = serve(args.arguments, prog=f"{PROG} mcp-server")
-    return status
+        raise _Failure(own.missing(name))
+
+    return run

@@ -1,14 +1,16 @@
 """``user-interaction mcp-server``: a stdio MCP server offering the ``ask_user_question`` tool.
 
 Any MCP client without an ask-the-human tool gets one, with every UI of this project
-behind it: the tool is SPEC §7's (:data:`user_interaction.tool.NAME`, ``DESCRIPTION``,
+behind it: the tool is the model-facing tool's (:data:`user_interaction.tool.NAME`, ``DESCRIPTION``,
 ``PARAMETERS``), each call goes through :func:`user_interaction.tool.call`, and its
 result is ``render_answer``'s JSON or the error text with ``isError``.
 
-The provider is the one ``UserInteraction.use()`` picks (SPEC §11), or ``--provider``.
+The provider is the one ``UserInteraction.use()`` picks, or ``--provider``.
 stdin and stdout are the protocol channel, so terminal providers talk to the controlling
 terminal (``/dev/tty``) instead; the web provider prints its address on stderr.
 
+The module is the command: the core's command line finds it through the
+``user_interaction.commands`` entry point and calls :func:`add_arguments` and :func:`run`.
 Also ``python -m user_interaction_mcp.server``; in-process, :func:`build_server` gives
 the server for ``mcp.Client(build_server(ui))``.
 """
@@ -50,7 +52,7 @@ from ._terminal import TERMINAL_PROVIDERS, Channel, claim_stdio
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
 
-__all__ = ["PROG", "SERVER_NAME", "build_server", "main"]
+__all__ = ["PROG", "SERVER_NAME", "add_arguments", "build_parser", "build_server", "main", "run"]
 
 #: How the command names itself in usage and error lines.
 PROG: Final = "user-interaction mcp-server"
@@ -98,16 +100,16 @@ def build_server(ui: UserInteraction, *, timeout: float | None = None) -> Server
     )
 
 
-def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
-    """The command's arguments (shared with ``user-interaction mcp-server``)."""
-    parser = argparse.ArgumentParser(
-        prog=prog,
-        description="Serve MCP over stdin/stdout with one tool, ask_user_question, that "
-        "asks the human through a provider of this project. Terminal providers (stdio, "
-        "tui) use the controlling terminal (/dev/tty), never stdin/stdout.",
-        epilog="exit status: 0 when the client disconnects; 5 when the provider cannot be "
-        "used (not installed, fails to load, or needs a terminal there is none of); "
-        "130 on Ctrl-C",
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command's arguments, on ``parser`` (``user-interaction mcp-server``'s own)."""
+    parser.description = (
+        "Serve MCP over stdin/stdout with one tool, ask_user_question, that asks the human "
+        "through a provider of this project. Terminal providers (stdio, tui) use the "
+        "controlling terminal (/dev/tty), never stdin/stdout."
+    )
+    parser.epilog = (
+        "exit status: 0 when the client disconnects; 5 when the provider cannot be used "
+        "(not installed, fails to load, or needs a terminal there is none of); 130 on Ctrl-C"
     )
     parser.add_argument(
         "--provider",
@@ -120,14 +122,20 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     parser.add_argument(
         "--timeout", type=seconds, metavar="SECONDS", help="give up on each question after SECONDS"
     )
+
+
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
+    """The command's parser, for ``python -m user_interaction_mcp.server``."""
+    parser = argparse.ArgumentParser(prog=prog)
+    add_arguments(parser)
     return parser
 
 
-def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
+def run(args: argparse.Namespace) -> int:
     """Run the server until the client disconnects; returns the exit status."""
     from user_interaction.cli import EXIT_INTERRUPTED, EXIT_OK, exit_status
 
-    args = build_parser(prog).parse_args(argv)
+    prog = PROG
     try:
         channel = claim_stdio()
         with UserInteraction() as ui:
@@ -140,6 +148,11 @@ def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
         _say(prog, "interrupted")
         return EXIT_INTERRUPTED
     return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``run`` with ``argv`` (default: ``sys.argv[1:]``) parsed."""
+    return run(build_parser().parse_args(argv))
 
 
 def _activate(ui: UserInteraction, name: str | None, options: dict[str, object], tty: bool) -> None:

@@ -1,0 +1,138 @@
+"""Subcommands from plugins: the ``user_interaction.commands`` entry-point group.
+
+A distribution adds ``user-interaction NAME`` with an entry point ``NAME = "module:obj"``
+whose object has ``add_arguments(parser)`` and ``run(args) -> int`` (the exit status): the
+object itself, a class or zero-argument factory building it, or a module with those two
+functions. Listing the commands (``user-interaction --help``) imports none of them; only
+the command being run is imported. The core knows the names of the commands its own
+distributions add, so a missing one says how to install it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from types import ModuleType
+from typing import TYPE_CHECKING, Final, Protocol
+
+import attrs
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
+__all__ = [
+    "COMMAND_GROUP",
+    "OWN_COMMANDS",
+    "Command",
+    "CommandInfo",
+    "CommandLoadError",
+    "installed_commands",
+]
+
+#: The entry-point group of subcommands.
+COMMAND_GROUP: Final = "user_interaction.commands"
+
+
+class Command(Protocol):
+    """What a plugin's subcommand provides."""
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
+
+    def run(self, args: argparse.Namespace) -> int: ...
+
+
+@attrs.frozen
+class OwnCommand:
+    """A command one of this project's distributions adds: how to get it when missing."""
+
+    summary: str
+    distribution: str
+    folder: str
+    python: str
+
+    def missing(self, name: str) -> str:
+        return (
+            f"{name} needs the {self.distribution} distribution (Python {self.python}): "
+            f"pip install {self.distribution} (from a checkout: pip install -e {self.folder})"
+        )
+
+
+#: The commands this project's own distributions add, known without importing anything.
+OWN_COMMANDS: Final = {
+    "inbox": OwnCommand(
+        "asks that outlive their process: serve, open, list, answer",
+        "user-interaction-inbox",
+        "plugins/inbox",
+        "3.10+",
+    ),
+    "mcp-server": OwnCommand(
+        "serve the ask_user_question tool over MCP",
+        "user-interaction-mcp",
+        "plugins/mcp",
+        "3.10+",
+    ),
+}
+
+
+class CommandLoadError(Exception):
+    """A plugin's command failed to import or has no ``add_arguments``/``run``."""
+
+
+@attrs.frozen
+class CommandInfo:
+    """An installed subcommand, as listed without importing it."""
+
+    name: str
+    value: str
+    distribution: str
+    version: str
+    entry_point: EntryPoint = attrs.field(eq=False, repr=False)
+
+    def load(self) -> Command:
+        """Import the command and return the object with ``add_arguments`` and ``run``;
+        :class:`CommandLoadError` naming the distribution when that fails."""
+        try:
+            target = self.entry_point.load()
+            if isinstance(target, type) or (
+                not isinstance(target, ModuleType) and not _is_command(target) and callable(target)
+            ):
+                target = target()  # a class or factory building the command
+        except (Exception, SystemExit) as exc:
+            raise self._failed(f"failed to load: {type(exc).__name__}: {exc}") from exc
+        if not _is_command(target):
+            raise self._failed("has no add_arguments(parser) and run(args)")
+        return target  # type: ignore[no-any-return]
+
+    def _failed(self, problem: str) -> CommandLoadError:
+        return CommandLoadError(
+            f"command {self.name!r} ({self.value}, from {self.distribution} {self.version}) "
+            f"{problem}"
+        )
+
+
+def _is_command(target: object) -> bool:
+    return callable(getattr(target, "add_arguments", None)) and callable(
+        getattr(target, "run", None)
+    )
+
+
+def installed_commands() -> dict[str, list[CommandInfo]]:
+    """Every installed command by name (two distributions may offer one name)."""
+    if sys.version_info >= (3, 10):
+        from importlib.metadata import entry_points
+    else:  # the selection API and ``.dist`` need the backport
+        from importlib_metadata import entry_points
+
+    found: dict[str, list[CommandInfo]] = {}
+    seen: set[tuple[str, str]] = set()
+    for entry_point in entry_points(group=COMMAND_GROUP):
+        dist = entry_point.dist
+        name = (dist.metadata["Name"] if dist is not None else None) or "?"
+        if (entry_point.name, name) in seen:  # one distribution found twice on sys.path
+            continue
+        seen.add((entry_point.name, name))
+        version = (dist.version if dist is not None else None) or "?"
+        found.setdefault(entry_point.name, []).append(
+            CommandInfo(entry_point.name, entry_point.value, name, version, entry_point)
+        )
+    return found
