@@ -281,6 +281,31 @@ def test_the_human_answers_through_stdio_then_stdout_is_full() -> None:
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_an_answer_to_a_pipe_nobody_reads(site: Path, json_flag: list[str]) -> None:
+    """``ask | head -c0``: the answer is lost, and the exit status says so."""
+    assert SCRIPT is not None
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before anything is written
+    try:
+        done = subprocess.run(
+            [SCRIPT, "ask", "Q", "-o", "Yes", "-p", "cli-test", *json_flag],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=child_env(site),
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == EXIT_OUTPUT_FAILED
+    assert one_line(done.stderr, "user-interaction: ") == (
+        "user-interaction: cannot write the answer to stdout: the pipe is closed "
+        "(the answer is lost)"
+    )
+
+
 @pytest.mark.skipif(not os.path.exists("/bin/sh"), reason="no POSIX shell")
 @pytest.mark.parametrize("provider", ["cli-test", pytest.param("stdio", marks=needs_stdio)])
 def test_an_ask_with_stdout_closed_asks_nobody(site: Path, provider: str) -> None:

@@ -551,16 +551,23 @@ def test_concurrent_asks_through_wrappers(ui: UserInteraction, provider: Scripte
     assert len(observer.calls) == 200
 
 
-def test_ask_sync_tells_observers_on_the_callers_thread(
+def test_a_slow_observer_never_holds_the_asks_of_other_threads(
     ui: UserInteraction, provider: ScriptedProvider
 ) -> None:
-    threads: list[threading.Thread] = []
+    first_told = threading.Event()
+    release = threading.Event()
 
-    class Where:
+    class Slow:
         @hookimpl
         def ask_finished(self) -> None:
-            threads.append(threading.current_thread())
+            if not first_told.is_set():
+                first_told.set()
+                release.wait(30)
 
-    ui.add_extension(Where())
-    ui.ask_sync(REQUEST)  # a slow observer never holds the loop that serves every thread
-    assert threads == [threading.current_thread()]
+    ui.add_extension(Slow())
+    first = threading.Thread(target=ui.ask_sync, args=(REQUEST,), kwargs={"timeout": 60})
+    first.start()
+    assert first_told.wait(10)  # the first ask's observer now blocks ...
+    assert ui.ask_sync(REQUEST).get("pkg").selected == ("pnpm",)  # ... and others go on
+    release.set()
+    first.join()

@@ -9,11 +9,12 @@ extension. Then its asks go through :meth:`Extensions.ask`, which:
 2. (re)composes the chain when the extensions changed: each ``ask_wrapper(ui)`` result
    wraps the next ask, the first in hook order outermost, around :meth:`_innermost`, which
    validates the request it is given, calls the active provider and notes what it asked;
-3. runs the chain, on the caller's task, or when the caller gave a signal or a timeout as a
-   task of its own that the caller stops waiting for at once (the chain's task is then
-   cancelled, never the caller's);
+3. runs the chain as a task of its own that the caller stops waiting for at once when its
+   signal fires or its timeout passes (the chain's task is then cancelled, never the
+   caller's);
 4. validates the final answer against the caller's request, and hands the outcome to the
-   ``ask_finished`` observers (what they raise is logged, never the caller's problem).
+   ``ask_finished`` observers on a thread of their own, waiting for them until the
+   caller's deadline at most (what they raise is logged, never the caller's problem).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import os
 import sys
 from contextvars import ContextVar
 from operator import itemgetter
-from threading import RLock
+from threading import RLock, Thread
 from time import monotonic, perf_counter
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable, Final, Union
@@ -30,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Callable, Final, Union
 import attrs
 import pluggy
 
-from ._abort import AbortController, AbortSignal
+from ._abort import AbortController, AbortSignal, discard_awaitable
 from ._ask import Ask, caller_left
 from ._discovery import _Scanner
 from ._errors import (
@@ -76,6 +77,10 @@ AUDIT_ENV: Final = "USER_INTERACTION_AUDIT"
 PREANSWERED_ENV: Final = "USER_INTERACTION_PREANSWERED"
 
 _EAGER: Final = sys.version_info >= (3, 12)
+#: How long an ask without a deadline waits for its observers before returning.
+_OBSERVER_WAIT: Final = 1.0
+#: The least an ask waits for its observers (so that one timed out is still recorded).
+_OBSERVER_MIN_WAIT: Final = 0.1
 _HOOKS: Final = ("ask_wrapper", "ask_finished")
 
 
@@ -199,6 +204,19 @@ def _register(pm: pluggy.PluginManager, plugin: object, name: str | None) -> Non
         raise TypeError(f"{_named(plugin)} is not a valid extension: it {problem}")
 
 
+def _default_name(pm: pluggy.PluginManager, plugin: object) -> str:
+    """A name for an extension added without one, readable in errors: its module's or
+    its class's name (``AuditLog``), numbered when taken (``AuditLog#2``)."""
+    base = getattr(plugin, "__name__", None)
+    if not isinstance(base, str):
+        base = type(plugin).__qualname__
+    name, number = base, 1
+    while pm.has_plugin(name) or pm.is_blocked(name):
+        number += 1
+        name = f"{base}#{number}"
+    return name
+
+
 def _named(plugin: object) -> str:
     if isinstance(plugin, ModuleType):
         return f"module {plugin.__name__!r}"
@@ -304,7 +322,7 @@ class Extensions:
         return Disposer(remove)
 
     def _register(self, plugin: object, name: str | None) -> None:
-        _register(self.pm, plugin, name)
+        _register(self.pm, plugin, _default_name(self.pm, plugin) if name is None else name)
 
     # -- loading ------------------------------------------------------------------------
 
@@ -448,22 +466,15 @@ class Extensions:
         return answer
 
     # -- asking -------------------------------------------------------------------------
-    # The caller's task runs the chain itself, unless the caller gave a signal or a timeout:
-    # then the chain runs as a task of its own (``_waited``) that the caller can stop
-    # waiting for at once, and that is told and cancelled when it does.
+    # The chain runs as a task of its own that the caller stops waiting for at once when
+    # its signal fires or the timeout passes (the task is then told and cancelled), and
+    # whose outcome, whatever a wrapper raised, is mapped as a provider's would be.
 
     async def ask(
-        self,
-        request: AskUserQuestionRequest,
-        timeout: float | None,
-        finished: list[Finished] | None = None,
+        self, request: AskUserQuestionRequest, timeout: float | None
     ) -> AskUserQuestionAnswer:
-        """Ask through the chain; ``request`` has passed the manager's checks.
-
-        The observers are told at the end, or, given ``finished``, the arguments to tell
-        them are appended there (``ask_sync`` tells them on its caller's thread, not on the
-        loop that serves every thread's asks).
-        """
+        """Ask through the chain (``request`` has passed the manager's checks), then tell
+        the observers."""
         if self._stale or not self._loaded:
             self.prepare()
         if self._broken is not None:
@@ -472,60 +483,71 @@ class Extensions:
         if not ui._extended:  # nothing but the loading was left to do
             return await Ask(ui._registration(), request, timeout).run()
         started = perf_counter()
-        chain = self._chain
+        deadline = _deadline(request, timeout)
         provider = None
         try:
             if self._failure is not None:
                 raise self._failure
-            if chain is None:  # observers only: the plain path, timed
+            if self._chain is None:  # observers only: the plain path, timed
                 registration = ui._registration()
                 provider = registration.name
                 answer = await Ask(registration, request, timeout).run()
             else:
-                record = _Record(request)
-                controller = None
-                if timeout is not None or request.signal is not None:
-                    controller = AbortController()
-                    record.signal = controller.signal
-                    if timeout is not None:
-                        record.signal._expire_by(monotonic() + timeout)
-                    if request.signal is not None:
-                        record.signal._expire_by(request.signal.deadline)
-                token = _RECORD.set(record)
-                try:
-                    if controller is None:  # nothing to stop waiting for but the caller
-                        answer = await chain(request)
-                    else:
-                        ok, answer = await self._waited(chain, record, controller, timeout)
-                        if not ok:
-                            raise answer
-                except Exception as exc:
-                    if isinstance(exc, UserInteractionError):
-                        raise
-                    raise self._blame(exc) from exc
-                finally:
-                    _RECORD.reset(token)
-                    provider = record.provider
-                if answer is not record.answer or record.only is not request:
-                    answer = _checked(record, answer)
+                answer, provider = await self._run_chain(self._chain, request, timeout, deadline)
         except BaseException as exc:
             if self._observers:
-                self._observe(request, None, exc, provider, started, finished=finished)
+                await self._observe(
+                    request, None, exc, provider, started=started, deadline=deadline
+                )
             raise
         if self._observers:
-            self._observe(request, answer, None, provider, started, finished=finished)
+            await self._observe(request, answer, None, provider, started=started, deadline=deadline)
         return answer
 
-    def _blame(self, exc: Exception) -> UserInteractionError:
+    async def _run_chain(
+        self,
+        chain: AskFunction,
+        request: AskUserQuestionRequest,
+        timeout: float | None,
+        deadline: float | None,
+    ) -> tuple[AskUserQuestionAnswer, str | None]:
+        """The chain's checked answer and the provider that gave it, or its error mapped:
+        a ``UserInteractionError`` as it is, ``KeyboardInterrupt`` and ``SystemExit`` as
+        they are, anything else (``GeneratorExit``, a wrapper's own ``CancelledError``)
+        ``EXTENSION_FAILED``."""
+        record = _Record(request)
+        controller = AbortController()
+        record.signal = controller.signal
+        if deadline is not None:
+            record.signal._expire_by(deadline)
+        token = _RECORD.set(record)  # the chain's task starts with a copy of this context
+        try:
+            ok, outcome = await self._waited(chain, record, controller, timeout)
+        finally:
+            _RECORD.reset(token)
+        if not ok:
+            if isinstance(outcome, (UserInteractionError, KeyboardInterrupt, SystemExit)):
+                raise outcome
+            raise self._blame(outcome) from outcome
+        return _checked(record, outcome), record.provider
+
+    def _blame(self, exc: BaseException) -> UserInteractionError:
         """``EXTENSION_FAILED`` for what a wrapper raised, naming the innermost wrapper in
-        its traceback (each wrapper's ``ask`` is known by its code object)."""
-        name = None
+        its traceback or its causes' (each wrapper's ``ask`` is known by its code object)."""
         codes = self._codes
-        traceback = exc.__traceback__
-        while traceback is not None:
-            name = codes.get(traceback.tb_frame.f_code, name)
-            traceback = traceback.tb_next
-        return _failed(name or "?", "its wrapper raised", exc)
+        name = None
+        error: BaseException | None = exc
+        seen: set[int] = set()
+        while error is not None and name is None and id(error) not in seen:
+            seen.add(id(error))
+            traceback = error.__traceback__
+            while traceback is not None:
+                name = codes.get(traceback.tb_frame.f_code, name)
+                traceback = traceback.tb_next
+            error = error.__cause__ or error.__context__
+        if name is None and len(set(codes.values())) == 1:
+            name = next(iter(codes.values()))
+        return _failed(name, "its wrapper raised", exc)
 
     async def _waited(
         self,
@@ -590,60 +612,89 @@ class Extensions:
                 controller.abort(caller_left())
                 task.cancel()
 
-    def _observe(
+    # -- observing ----------------------------------------------------------------------
+    # Observers run on a thread of their own before the caller has the outcome, so an
+    # audit line is written when ``ask`` returns; nothing they do changes that outcome.
+    # The caller waits for them until its deadline (one second without one) and no more:
+    # an observer still running then finishes on its own.
+
+    async def _observe(
         self,
         request: AskUserQuestionRequest,
         answer: AskUserQuestionAnswer | None,
         error: BaseException | None,
         provider: str | None,
-        started: float,
         *,
-        finished: list[Finished] | None,
+        started: float,
+        deadline: float | None,
     ) -> None:
         seconds = perf_counter() - started
+        aio = _aio()
+        if deadline is None:
+            wait = _OBSERVER_WAIT
+        else:
+            wait = max(deadline - monotonic(), _OBSERVER_MIN_WAIT)
         if error is not None and not isinstance(error, UserInteractionError):
-            if not isinstance(error, _aio().CancelledError):
+            if not isinstance(error, aio.CancelledError):
                 return  # KeyboardInterrupt, SystemExit: not an outcome of the ask
             error = caller_left()
-        if finished is not None:
-            finished.append((request, answer, error, provider, seconds))
-            return
-        for name, call in self._observers:
+            wait = 0  # the caller is gone: it waits for nothing
+        loop = aio.get_running_loop()
+        told = loop.create_future()
+
+        def tell() -> None:
             try:
-                result = call(request, answer, error, provider, seconds)
-                if result is not None and hasattr(result, "__await__"):
-                    self._in_background(name, result, None)
-            except Exception:
-                _logger().exception("ask_finished of extension %r failed", name)
+                self.notify((request, answer, error, provider, seconds), loop)
+            finally:
+                try:
+                    loop.call_soon_threadsafe(_set_done, told)
+                except RuntimeError:  # the loop is closed: nobody waits any more
+                    pass
 
-    def notify(self, arguments: Finished, loop: Any = None) -> None:
-        """Tell every ``ask_finished`` observer; what one raises is logged and ignored.
+        Thread(target=tell, name="user-interaction ask_finished", daemon=True).start()
+        if wait:
+            await aio.wait([told], timeout=wait)
 
-        An async observer's awaitable runs on in the background (on ``loop``, else the
-        running one), never awaited by the ask.
+    def notify(self, arguments: Finished, loop: Any) -> None:
+        """Tell every ``ask_finished`` observer; whatever one raises is logged and ignored.
+
+        An async observer's awaitable runs on in the background on ``loop``, never
+        awaited by the ask.
         """
         for name, call in self._observers:
             try:
                 result = call(*arguments)
                 if result is not None and hasattr(result, "__await__"):
                     self._in_background(name, result, loop)
-            except Exception:
+            except BaseException:
                 _logger().exception("ask_finished of extension %r failed", name)
 
     def _in_background(self, name: str, awaitable: Any, loop: Any) -> None:
         async def observe() -> None:
             try:
                 await awaitable
-            except Exception:
+            except (Exception, KeyboardInterrupt, SystemExit):  # never the loop's problem
                 _logger().exception("ask_finished of extension %r failed", name)
 
-        aio = _aio()
-        if loop is not None:
-            aio.run_coroutine_threadsafe(observe(), loop)
-            return
-        task = aio.ensure_future(observe())
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        try:
+            _aio().run_coroutine_threadsafe(observe(), loop)
+        except RuntimeError:  # the loop is closed: the observer cannot run
+            discard_awaitable(awaitable)
+
+
+def _deadline(request: AskUserQuestionRequest, timeout: float | None) -> float | None:
+    """When the caller stops waiting by itself (``time.monotonic()``), if it does."""
+    signal = request.signal
+    deadlines = [
+        None if timeout is None else monotonic() + timeout,
+        None if signal is None else signal.deadline,
+    ]
+    return min((each for each in deadlines if each is not None), default=None)
+
+
+def _set_done(future: Any) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 async def _settled(chain: AskFunction, request: AskUserQuestionRequest) -> Outcome:
@@ -693,10 +744,11 @@ def _dropped(record: _Record, answer: AskUserQuestionAnswer) -> UserInteractionE
     )
 
 
-def _failed(name: str, problem: str, cause: BaseException | None) -> UserInteractionError:
+def _failed(name: str | None, problem: str, cause: BaseException | None) -> UserInteractionError:
     detail = "" if cause is None else f" {type(cause).__name__}: {cause}"
+    who = "An extension" if name is None else f"Extension {name!r}"
     return UserInteractionError(
-        f"Extension {name!r}: {problem}{':' if detail else ''}{detail}",
+        f"{who}: {problem}{':' if detail else ''}{detail}",
         EXTENSION_FAILED,
         cause=cause,
     )

@@ -20,7 +20,7 @@ from ._abort import check_seconds
 from ._ask import Ask
 from ._discovery import ProviderInfo, find_provider, installed_providers
 from ._errors import DUPLICATE_PROVIDER, INVALID_REQUEST, NO_PROVIDER, UserInteractionError
-from ._extensions import Extensions, Finished
+from ._extensions import Extensions
 from ._model import AskUserQuestionAnswer, AskUserQuestionRequest
 from ._prompts import _Prompts
 from ._registration import (
@@ -359,14 +359,13 @@ class UserInteraction(_Prompts):
         done.acquire()
         outcome: list[tuple[bool, Any]] = []
         tasks: list[asyncio.Task[None]] = []
-        finished: list[Finished] = []  # the observers are told on this thread
 
         async def run() -> None:
             try:
                 if extensions is None:
                     answer = await Ask(registration, request, timeout).run()
                 else:
-                    answer = await extensions.ask(request, timeout, finished)
+                    answer = await extensions.ask(request, timeout)
                 outcome.append((True, answer))
             except aio.CancelledError:  # the loop is shutting down (close(), exit)
                 outcome.append((False, disposed_error()))
@@ -389,8 +388,6 @@ class UserInteraction(_Prompts):
             if not loop.is_closed():
                 loop.call_soon_threadsafe(lambda: tasks and tasks[0].cancel())
             raise
-        if finished:
-            extensions.notify(finished[0], loop)  # type: ignore[union-attr]
         ok, value = outcome[0]
         if ok:
             return cast(AskUserQuestionAnswer, value)

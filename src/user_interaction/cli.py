@@ -900,7 +900,13 @@ def _run_ask(args: argparse.Namespace) -> int:
         text = _compact(answer.to_dict()) + "\n"
     else:
         text = "".join(line + "\n" for line in _answer_lines(request, answer))
-    _write_out(stdout, text, what="the answer", flush=True)
+    try:
+        _write_out(stdout, text, what="the answer", flush=True)
+    except BrokenPipeError:  # `ask | head -c0`: the human answered, and nobody reads it
+        raise _Failure(
+            "cannot write the answer to stdout: the pipe is closed (the answer is lost)",
+            EXIT_OUTPUT_FAILED,
+        ) from None
     return EXIT_OK
 
 

@@ -6,12 +6,15 @@ providers and the command line.
 it act: ``\\x1b[2J`` is shown, never executed; a right-to-left override or a zero-width
 space cannot reorder or hide what the human reads, so the options ``Keep`` and
 ``Keep\\u200b`` look different; tag characters (U+E0000-U+E007F, invisible "ASCII
-smuggling") are shown as ``\\U000e0041``.
+smuggling") are shown as ``\\U000e0041``. So are the format characters and variation
+selectors, which change nothing a reader can see in the text they follow (``Keep`` and
+``Keep\\ufe0f``), except an emoji presentation selector after a symbol (``\\u2764\\ufe0f``).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Final
 
 __all__ = ["TAB_SIZE", "visible"]
@@ -23,11 +26,18 @@ TAB_SIZE: Final = 4
 # isolates and marks, the Arabic letter mark, line and paragraph separators); invisible
 # ones (soft hyphen, combining grapheme joiner, Hangul fillers, Mongolian vowel separator,
 # zero-width space/joiners, word joiner and invisible operators, the byte order mark,
-# interlinear annotations) and the tag characters.
+# interlinear annotations) and the tag characters; every other format character (Unicode
+# category Cf: Arabic number signs and end of ayah, Syriac abbreviation mark, Kaithi number
+# signs, Egyptian hieroglyph, shorthand and musical format controls) and every variation
+# selector (Mongolian free variation selectors, VS1-VS256).
 _INVISIBLE: Final = (
-    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u2028-\u202e"
-    "\u2060-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb\U000e0000-\U000e007f"
+    "\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160"
+    "\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164"
+    "\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e007f\U000e0100-\U000e01ef"
 )
+#: The text and emoji presentation selectors, shown as they are after a symbol (an emoji).
+_PRESENTATION: Final = frozenset("\ufe0e\ufe0f")
 _UNSAFE: Final = re.compile(f"[\x00-\x1f\x7f-\x9f{_INVISIBLE}]")
 _UNSAFE_EXCEPT_NEWLINE: Final = re.compile(f"[\x00-\x09\x0b-\x1f\x7f-\x9f{_INVISIBLE}]")
 _NAMED: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -35,6 +45,11 @@ _NAMED: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 def _show(match: re.Match[str]) -> str:
     char = match.group()
+    start = match.start()
+    if char in _PRESENTATION and start:
+        before = match.string[start - 1]
+        if unicodedata.category(before).startswith("S"):
+            return char
     named = _NAMED.get(char)
     if named is not None:
         return named

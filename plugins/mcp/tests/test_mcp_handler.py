@@ -298,6 +298,10 @@ def test_string_formats_and_lengths_are_checked(
         ({"type": "number", "exclusiveMinimum": 0}, ["0", "1e-3"], 0.001),
         ({"type": "number", "maximum": 10}, ["nan", "-3"], -3),
         ({"type": "number", "exclusiveMaximum": 1}, ["1", "0.5"], 0.5),
+        # digits of other scripts, full-width digits: int() and float() read them, people
+        # and servers do not expect them to be numbers
+        ({"type": "integer"}, ["\u0663", "3"], 3),
+        ({"type": "number"}, ["\uff11.5", "1.5"], 1.5),
     ],
 )
 def test_numbers_are_converted_and_bounded(

@@ -229,6 +229,31 @@ def test_state_of_other_arguments_is_refused() -> None:
     assert seen == []
 
 
+def test_a_request_state_is_accepted_once() -> None:
+    """Replaying a used state (within its sealed lifetime) would re-run the tool's side
+    effects on an old answer without asking anybody: the second use is refused before the
+    tool runs."""
+
+    async def scenario() -> tuple[Any, Any, dict[str, int]]:
+        server, probe, _ = build_server()
+        async with connect(server, "auto", Human()) as client:
+            first = await first_round(client, "ask", {"questions": [PKG]})
+            retry = {
+                "input_responses": {"ask0": accept({"q0": "npm"})},
+                "request_state": first.request_state,
+                "allow_input_required": True,
+            }
+            done = await client.session.call_tool("ask", {"questions": [PKG]}, **retry)
+            replayed = await client.session.call_tool("ask", {"questions": [PKG]}, **retry)
+        return done, replayed, dict(probe.runs)
+
+    done, replayed, runs = run(scenario())
+    assert not done.is_error
+    assert replayed.is_error
+    assert "used already" in replayed.content[0].text
+    assert runs["ask"] == 2  # the first round and its one retry
+
+
 def test_a_changed_question_never_takes_the_old_answer() -> None:
     """The tool's question differs on each run: the answer to the first form is not
     given to the second, which is asked for instead."""

@@ -124,6 +124,22 @@ def test_over_stdio_the_scripted_provider_answers_by_priority(tmp_path: Path) ->
     assert text_of(invalid).startswith("Error: questions[0].id:")
 
 
+def test_an_answer_holding_a_lone_surrogate_is_an_error_result_and_the_server_lives_on(
+    tmp_path: Path,
+) -> None:
+    """No JSON reply can carry a lone surrogate: the answer is refused as invalid, and the
+    server answers the next call."""
+    path = tmp_path / "answers.json"
+    path.write_text('{"answers": {"name": {"custom": "\\ud800x"}, "pkg": "npm"}}', "utf-8")
+    env = child_env(USER_INTERACTION_ANSWERS=str(path))
+    _, refused, answered = serve_and_call(env, calls=[NAME, PKG])
+    assert refused.is_error
+    assert text_of(refused) == (
+        "Error: answers[0].custom: must be valid Unicode: it holds a lone surrogate"
+    )
+    assert text_of(answered) == '{"answers":[{"id":"pkg","selected":["npm"]}]}'
+
+
 def test_over_stdio_provider_and_options_are_named(tmp_path: Path) -> None:
     path = answers_file(tmp_path, {"name": {"custom": "Ada"}})
     env = child_env(USER_INTERACTION_PROVIDER="web")  # --provider wins over the environment

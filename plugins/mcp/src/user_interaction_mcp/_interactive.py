@@ -11,7 +11,9 @@ returns an ``InputRequiredResult`` with that ask's form, and the client answers 
 the tool again. The body then runs from the top: asks answered in earlier rounds return
 their recorded outcome from the (sealed) ``request_state``, the new one its answer from
 ``input_responses``. Each ask is keyed by call order (``ask0``, ``ask1``, ...) plus a
-digest of its form, so a changed question never takes an old answer.
+digest of its form, so a changed question never takes an old answer. Each state carries a
+random use id that this server process accepts once: replaying a state (within its sealed
+lifetime) cannot re-run the tool's side effects on old answers.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ import concurrent.futures
 import functools
 import inspect
 import json
+import secrets
 import threading
+import time
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
@@ -46,6 +50,38 @@ REPLAY_VERSION: Final = "2026-07-28"
 #: Marks a ``request_state`` as this package's (a tool may use the channel otherwise too).
 _STATE_TAG: Final = "user_interaction_mcp"
 _STATE_VERSION: Final = 1
+#: How long an issued state's use id is remembered (longer than any sensible seal lifetime),
+#: and how many at most (the oldest forgotten first).
+_USE_LIFETIME: Final = 24 * 3600.0
+_USE_LIMIT: Final = 100_000
+
+
+class _Uses:
+    """The use ids of the states this process issued and that were not used yet."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._issued: dict[str, float] = {}  # in issue order
+
+    def issue(self) -> str:
+        use = secrets.token_hex(16)
+        now = time.monotonic()
+        with self._lock:
+            issued = self._issued
+            for old, when in list(issued.items()):
+                if now - when < _USE_LIFETIME and len(issued) < _USE_LIMIT:
+                    break
+                del issued[old]
+            issued[use] = now
+        return use
+
+    def take(self, use: object) -> bool:
+        """Whether ``use`` was issued here and not taken before (it is taken now)."""
+        with self._lock:
+            return isinstance(use, str) and self._issued.pop(use, None) is not None
+
+
+_USES: Final = _Uses()
 
 _BINDING: ContextVar[Binding | None] = ContextVar("user_interaction_mcp.binding", default=None)
 
@@ -77,7 +113,13 @@ class Replay:
     def __init__(self, context: Context[Any, Any], loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
         self._lock = threading.Lock()
-        recorded, asked = _decode(context.request_state)
+        recorded, asked, use = _decode(context.request_state)
+        if use is not None and not _USES.take(use):
+            raise ToolError(
+                "This request_state was used already, or was issued by another server "
+                "process: each is accepted once, by the process that issued it. Call the "
+                "tool again without it."
+            )
         self._recorded = recorded  # key -> (digest, result dict) from earlier rounds
         self._asked = asked  # key -> digest of the form the last round sent
         self._responses: Mapping[str, object] = context.input_responses or {}
@@ -172,6 +214,7 @@ class Replay:
         key, plan = self.parked
         state = {
             _STATE_TAG: _STATE_VERSION,
+            "use": _USES.issue(),
             "done": {k: [digest, result] for k, (digest, result) in self._used.items()},
             "asked": {key: plan.digest},
         }
@@ -191,23 +234,24 @@ def _settle(future: asyncio.Future[None]) -> None:
 
 def _decode(
     state: str | None,
-) -> tuple[dict[str, tuple[str, dict[str, Any]]], dict[str, str]]:
-    """Recorded outcomes and asked digests from a ``request_state`` this package wrote
-    (``MCPServer`` seals it, so it is what we sent); anything else carries none."""
+) -> tuple[dict[str, tuple[str, dict[str, Any]]], dict[str, str], object]:
+    """Recorded outcomes, asked digests and the use id from a ``request_state`` this
+    package wrote (``MCPServer`` seals it, so it is what we sent); anything else carries
+    none."""
     if not state:
-        return {}, {}
+        return {}, {}, None
     try:
         data = json.loads(state)
     except ValueError:
-        return {}, {}
+        return {}, {}, None
     if not isinstance(data, dict) or data.get(_STATE_TAG) != _STATE_VERSION:
-        return {}, {}
+        return {}, {}, None
     recorded: dict[str, tuple[str, dict[str, Any]]] = {}
     for key, entry in dict(data.get("done") or {}).items():
         if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[1], dict):
             recorded[str(key)] = (str(entry[0]), entry[1])
     asked = {str(key): str(digest) for key, digest in dict(data.get("asked") or {}).items()}
-    return recorded, asked
+    return recorded, asked, data.get("use", "")
 
 
 def interactive(fn: F) -> F:

@@ -445,8 +445,11 @@ def _bound(
 
 
 def _parse_number(text: str) -> int | float | None:
-    """``text`` as an int (when it is written as one) or a finite float, else ``None``."""
+    """``text`` as an int (when it is written as one) or a finite float, else ``None``;
+    ASCII digits only (``int`` and ``float`` would read ``\u0663`` as 3)."""
     raw = text.strip().replace("_", "")
+    if not raw.isascii():
+        return None
     try:
         return int(raw)
     except ValueError:
