@@ -82,6 +82,14 @@ class Session:
     def type(self, line: str) -> None:
         self.child.sendline(line)
 
+    def type_bytes(self, data: bytes) -> None:
+        """Send raw bytes, such as a terminal in another encoding would."""
+        if self.mode == "tty":
+            os.write(self.child.child_fd, data)
+        else:
+            self.child.proc.stdin.write(data)
+            self.child.proc.stdin.flush()
+
     def answer(self, *lines: str) -> None:
         """Type each line once its prompt is shown."""
         for line in lines:

@@ -183,6 +183,20 @@ def test_invalid_input_prompts_again_with_a_hint(stdio_run: Any) -> None:
     assert session.text.count("Which package manager?") == 1  # re-prompts, not re-renders
 
 
+def test_a_line_the_encoding_cannot_read_is_refused_and_asked_again() -> None:
+    """Latin-1 bytes on a UTF-8 input: nothing is dropped or replaced without a word."""
+    session = Session("pipe", {"requests": [request(NAME)]})
+    try:
+        session.expect("> ")
+        session.type_bytes("Z\u00fcrich\n".encode("latin-1"))
+        session.expect("That line holds bytes that are not valid text in the input's encoding")
+        session.answer("Zürich")
+        results = session.finish()
+    finally:
+        session.kill()
+    assert answers(results[0]) == {"name": {"id": "name", "selected": [], "custom": "Zürich"}}
+
+
 def test_concurrent_asks_queue_and_never_mix(stdio_run: Any) -> None:
     first = question("first", "First question?", "a", "b")
     second = question("second", "Second question?", "c", "d")

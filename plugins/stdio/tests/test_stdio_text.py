@@ -206,3 +206,10 @@ def test_options_that_differ_by_an_invisible_character_look_different() -> None:
         "  3. Keep\\U000e0041",
         "  4. Keep\\ufeff",
     ]
+
+
+def test_a_line_with_bytes_the_encoding_could_not_read_gets_a_hint() -> None:
+    item = AskUserQuestionItem("city", "City?")
+    hint = interpret(item, "Z\udcfcrich")  # b"Z\xfcrich" read as UTF-8, surrogateescape
+    assert isinstance(hint, str)
+    assert hint.startswith("That line holds bytes that are not valid text")

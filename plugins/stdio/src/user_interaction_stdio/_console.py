@@ -370,7 +370,9 @@ class Console:
                     self._at_end = True
 
     def _decode(self, data: bytes | bytearray) -> str:
-        return bytes(data).decode(self._encoding, "replace").rstrip("\r")
+        # surrogateescape, as Python reads a terminal: bytes the encoding cannot read stay
+        # visible (as U+DC80-U+DCFF) for the provider to refuse, never silently replaced.
+        return bytes(data).decode(self._encoding, "surrogateescape").rstrip("\r")
 
 
 def _choose_mode(stream: TextIO) -> tuple[str, int]:

@@ -52,6 +52,14 @@ _NUMBER: Final = re.compile(r"[0-9]+")
 _NUMBERS: Final = re.compile(r"[0-9]+(?:[\s,]+[0-9]+)*")
 _SEPARATORS: Final = re.compile(r"[\s,]+")
 _MAX_DIGITS: Final = 9  # beyond this a number is out of range anyway (and int() stays cheap)
+#: What Python makes of bytes a terminal's encoding cannot read (surrogateescape).
+_UNREADABLE: Final = re.compile("[\udc80-\udcff]")
+
+
+def _encoding() -> str:
+    import sys
+
+    return getattr(sys.stdin, "encoding", None) or "utf-8"
 
 
 def usage(item: AskUserQuestionItem) -> str:
@@ -102,6 +110,12 @@ Interpretation = Union[AskUserQuestionAnswerItem, str]
 
 def interpret(item: AskUserQuestionItem, line: str) -> Interpretation:
     """What one typed line means for ``item``: an answer item, or a hint to try again."""
+    if _UNREADABLE.search(line):
+        return (
+            "That line holds bytes that are not valid text in the input's encoding "
+            f"({_encoding()}); nothing was taken. Type it again (is the terminal set to "
+            "another encoding?)."
+        )
     text = line.strip()
     if not text:
         if not item.options:
