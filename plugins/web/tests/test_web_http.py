@@ -446,10 +446,10 @@ def test_the_address_goes_to_stderr_never_stdout(tmp_path: Path) -> None:
         "with UserInteraction() as ui:\n"
         "    ui.use('web')\n"
         "    assert 'aiohttp' not in sys.modules\n"
-        "    for n in range(2):\n"
+        "    for n in range(3):\n"
         "        try:\n"
         "            ui.ask_sync(AskUserQuestionRequest([AskUserQuestionItem('a', 'A?')]),\n"
-        "                        timeout=3.0)\n"
+        "                        timeout=0.5)\n"
         "        except UserInteractionError as error:\n"
         "            assert error.code == 'ASK_TIMEOUT'\n"
         "        assert 'aiohttp' in sys.modules\n"
@@ -468,9 +468,10 @@ def test_the_address_goes_to_stderr_never_stdout(tmp_path: Path) -> None:
     assert done.stdout == ""
     lines = done.stderr.splitlines()
     url = re.compile(r"^user-interaction: answer questions at http://127\.0\.0\.1:\d+/#[\w-]{43}$")
-    # at start (the first ask), then again for the second ask: no page was connected
-    assert len(lines) == 2, lines
-    assert all(url.match(line) for line in lines), lines
+    # once, at start (the first ask): no page connected since, so the later asks are
+    # in the same stretch without a page
+    assert len(lines) == 1, lines
+    assert url.match(lines[0]), lines
 
 
 def test_the_address_is_printed_again_only_without_a_page(

@@ -94,7 +94,9 @@ class Server:
         self._serving: set[asyncio.Task[Any]] = set()
         self._ids = itertools.count(1)
         self._closing = False
-        self._fresh = True  # the address was printed at start and not needed since
+        # The address is printed once per stretch without a page: at start, then again
+        # only for an ask after a page had connected and none is now.
+        self._announced = True
         self._runner: web.AppRunner | None = None
         self._static = {
             path: (files(__package__).joinpath("static", name).read_bytes(), content_type)
@@ -181,9 +183,10 @@ class Server:
             self._broadcast("withdraw", {"askId": ask_id})
 
     def _announce_if_unseen(self) -> None:
-        fresh, self._fresh = self._fresh, False  # printed at start, nothing since
-        if not fresh and not any(page.connected for page in self._pages):
-            self.announce()
+        if self._announced or any(page.connected for page in self._pages):
+            return
+        self._announced = True
+        self.announce()
 
     def _broadcast(self, event: str, data: object) -> None:
         message = _event(event, data)
@@ -229,7 +232,7 @@ class Server:
         if self._closing:
             return response
         self._pages.add(page)  # with the snapshot below, in one step: no event is missed
-        self._fresh = False
+        self._announced = False
         snapshot = [ask.card for ask in self._asks.values() if not ask.future.done()]
         try:
             await response.write(b"retry: 1000\n\n" + _event("snapshot", {"asks": snapshot}))
