@@ -51,6 +51,7 @@ def test_extensions_json(tmp_path: Path) -> None:
     assert document["builtins"] == {
         AUDIT_ENV: str(tmp_path / "audit.jsonl"),
         "USER_INTERACTION_PREANSWERED": None,
+        "USER_INTERACTION_DECISIONS": None,
     }
     found = {row["name"]: row for row in document["extensions"]}
     assert found["fixture-ext-tagger"] == {

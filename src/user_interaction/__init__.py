@@ -40,7 +40,7 @@ from ._errors import (
 from ._hooks import AskSpec, ExtensionSpec, Provider, hookimpl, hookspec
 
 if TYPE_CHECKING:
-    from ._approval import require_approval
+    from ._approval import Approval, require_approval
     from ._discovery import ENTRY_POINT_GROUP, PROVIDER_ENV, ProviderInfo, find_provider
     from ._manager import UserInteraction
     from ._model import (
@@ -69,6 +69,7 @@ _LAZY = {
     "AskUserQuestionOption": "_model",
     "AskUserQuestionRequest": "_model",
     "require_approval": "_approval",
+    "Approval": "_approval",
     "STATE_DIR_ENV": "_state",
     "state_dir": "_state",
     "Problem": "_validation",
@@ -116,6 +117,7 @@ __all__ = [
     "STATE_DIR_ENV",
     "AbortController",
     "AbortSignal",
+    "Approval",
     "AskSpec",
     "AskUserQuestionAnswer",
     "AskUserQuestionAnswerItem",

@@ -30,6 +30,7 @@ import attrs
 
 from ._errors import (
     AMBIGUOUS_PROVIDER,
+    NO_PROVIDER,
     PROVIDER_LOAD_FAILED,
     PROVIDER_NOT_FOUND,
     UserInteractionError,
@@ -108,6 +109,12 @@ class ProviderInfo:
         if isinstance(target, type) or (callable(target) and not hasattr(target, "ask")):
             try:
                 target = target(**options)
+            except UserInteractionError as exc:
+                if exc.code in _LOADING_ERRORS:  # a provider it loads failed (any's child)
+                    raise
+                raise self._failed(
+                    f"failed to construct: {type(exc).__name__}: {exc}", exc
+                ) from exc
             except TypeError as exc:
                 if options:  # most likely an option it does not take: say which were given
                     given = ", ".join(sorted(options))
@@ -323,6 +330,12 @@ def _describe(infos: tuple[ProviderInfo, ...]) -> str:
 _HOW: Final = f"choose one with use(name) or {PROVIDER_ENV}=<name>"
 
 
+#: Errors of loading a provider, passed on as they are by a provider that loads others.
+_LOADING_ERRORS: Final = frozenset(
+    {PROVIDER_NOT_FOUND, AMBIGUOUS_PROVIDER, PROVIDER_LOAD_FAILED, NO_PROVIDER}
+)
+
+
 def find_provider(name: str | None = None, *, exclude: Iterable[str] = ()) -> ProviderInfo:
     """The one installed provider called ``name`` (or the best available one), unloaded.
 
@@ -336,6 +349,8 @@ def find_provider(name: str | None = None, *, exclude: Iterable[str] = ()) -> Pr
     if name is None:
         left_out = set(exclude)
         chosen = os.environ.get(PROVIDER_ENV, "").strip()
+        if chosen.startswith("any:"):  # any:tui,inbox: the any provider reads its children
+            chosen = "any"
         if not chosen or chosen.rpartition(":")[2] in left_out:
             return best_provider(tuple(info for info in infos if info.name not in left_out))
         name, origin = chosen, f" (from {PROVIDER_ENV})"

@@ -32,6 +32,7 @@ import attrs
 import pluggy
 
 from ._abort import AbortController, AbortSignal, discard_awaitable
+from ._approval import ANSWERED_BY
 from ._ask import Ask, caller_left
 from ._discovery import _Scanner
 from ._errors import (
@@ -348,11 +349,13 @@ class Extensions:
                 self._changed()
 
     def _load_builtins(self, errors: list[UserInteractionError]) -> None:
-        from .extensions import AuditLog, PreAnswered
+        from ._decisions import DECISIONS_ENV
+        from .extensions import AuditLog, PreAnswered, RememberedDecisions
 
         for variable, kind, name in (
             (AUDIT_ENV, AuditLog, "audit"),
             (PREANSWERED_ENV, PreAnswered, "preanswered"),
+            (DECISIONS_ENV, RememberedDecisions, "decisions"),
         ):
             path = os.environ.get(variable, "")
             if not path.strip():
@@ -500,6 +503,9 @@ class Extensions:
                     request, None, exc, provider, started=started, deadline=deadline
                 )
             raise
+        answered_by = ANSWERED_BY.get()
+        if answered_by is not None:  # approve() wants to know whether a provider was asked
+            answered_by.provider_asked = provider is not None
         if self._observers:
             await self._observe(request, answer, None, provider, started=started, deadline=deadline)
         return answer

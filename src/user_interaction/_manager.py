@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 import weakref
 from _thread import allocate_lock
+from contextvars import copy_context
 from types import ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any, Final, Mapping, Union, cast
 
@@ -374,10 +375,15 @@ class UserInteraction(_Prompts):
             finally:
                 done.release()
 
+        # The ask runs in a copy of this thread's context, as it would in this thread's
+        # task: context variables reach the provider and the extensions alike.
+        context = copy_context()
+
         def start() -> None:
-            tasks.append(
-                aio.Task(run(), loop=loop, eager_start=True) if _EAGER else loop.create_task(run())
-            )
+            if _EAGER:
+                tasks.append(context.run(aio.Task, run(), loop=loop, eager_start=True))
+            else:
+                tasks.append(context.run(loop.create_task, run()))
 
         loop.call_soon_threadsafe(start)
         try:

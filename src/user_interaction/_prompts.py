@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final, Iterable, Union
 
+from ._approval import ANSWERED_BY, AnsweredBy, Approval, approval_request, read_approval
 from ._errors import ASK_DECLINED, INVALID_REQUEST, UserInteractionError
 from ._model import AskUserQuestionItem, AskUserQuestionOption, AskUserQuestionRequest
 
@@ -74,6 +75,53 @@ class _Prompts:
         """:meth:`confirm` for synchronous callers (see :meth:`ask_sync`)."""
         request = _request(question, header, detail, signal, _YES_NO)
         return _confirmed(self.ask_sync(request, timeout=timeout))
+
+    async def approve(
+        self,
+        question: str,
+        *,
+        remember: str | None = None,
+        header: str | None = "Approve",
+        detail: str | None = None,
+        timeout: float | None = None,
+        signal: AbortSignal | None = None,
+    ) -> Approval:
+        """Ask for permission: ``Allow`` or ``Deny``, and with ``remember`` (the name of
+        what is approved, such as ``"tool:deploy"``) ``Always allow`` and ``Always deny``.
+
+        Custom text is a denial, with that text (what to do instead) as the ``reason``;
+        notes on a choice come back as the ``reason`` too. A remembered ``Always ...``
+        (see ``RememberedDecisions``) answers at once with ``remembered=True``. A skipped
+        question is ``ASK_DECLINED``; every other outcome raises as :meth:`ask` does.
+        """
+        request = approval_request(question, remember, header, detail, signal)
+        answered_by = AnsweredBy()
+        token = ANSWERED_BY.set(answered_by)
+        try:
+            answer = await self.ask(request, timeout=timeout)
+        finally:
+            ANSWERED_BY.reset(token)
+        return read_approval(answer, answered_by)
+
+    def approve_sync(
+        self,
+        question: str,
+        *,
+        remember: str | None = None,
+        header: str | None = "Approve",
+        detail: str | None = None,
+        timeout: float | None = None,
+        signal: AbortSignal | None = None,
+    ) -> Approval:
+        """:meth:`approve` for synchronous callers (see :meth:`ask_sync`)."""
+        request = approval_request(question, remember, header, detail, signal)
+        answered_by = AnsweredBy()
+        token = ANSWERED_BY.set(answered_by)
+        try:
+            answer = self.ask_sync(request, timeout=timeout)
+        finally:
+            ANSWERED_BY.reset(token)
+        return read_approval(answer, answered_by)
 
     async def select(
         self,

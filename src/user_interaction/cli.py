@@ -377,6 +377,18 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     extensions.set_defaults(run=_run_extensions)
 
+    decisions = commands.add_parser(
+        "decisions",
+        help="list or forget remembered approvals",
+        description="List or forget the approvals remembered as 'Always allow' or 'Always "
+        "deny' (by RememberedDecisions, or every context when USER_INTERACTION_DECISIONS "
+        "is set).",
+        epilog="exit status: 0; 1 when the file cannot be read or NAME is not remembered",
+        formatter_class=formatter,
+    )
+    _cli_decisions().add_arguments(decisions)
+    decisions.set_defaults(run=_run_decisions)
+
     ask = commands.add_parser(
         "ask",
         parents=[tracing],
@@ -684,12 +696,13 @@ def _described(info: Any) -> tuple[str, str, str, str]:
 
 def _run_extensions(args: argparse.Namespace) -> int:
     from . import _extensions as ext
+    from ._decisions import DECISIONS_ENV
 
     infos = ext.installed_extensions()
     checks = [ext.check_extension(info) for info in infos] if args.check else None
     builtins = {
         variable: os.environ.get(variable, "").strip() or None
-        for variable in (ext.AUDIT_ENV, ext.PREANSWERED_ENV)
+        for variable in (ext.AUDIT_ENV, ext.PREANSWERED_ENV, DECISIONS_ENV)
     }
     autoload = not os.environ.get(ext.DISABLE_AUTOLOAD_ENV)
     if args.json:
@@ -938,6 +951,24 @@ def _run_dev(args: argparse.Namespace) -> int:
         raise
     except (OSError, ValueError) as exc:  # a --watch path that does not exist, ...
         raise _Failure(str(exc)) from exc
+
+
+def _cli_decisions() -> Any:
+    from . import _cli_decisions
+
+    return _cli_decisions
+
+
+def _run_decisions(args: argparse.Namespace) -> int:
+    command = _cli_decisions()
+    try:
+        status, text = command.run(args)
+    except command.ERRORS as exc:
+        raise _Failure(f"decisions: {exc}") from exc
+    if status:
+        raise _Failure(text, status)
+    _print(text)
+    return EXIT_OK
 
 
 def _run_new_provider(args: argparse.Namespace) -> int:

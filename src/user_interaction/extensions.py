@@ -4,6 +4,9 @@
   context by ``USER_INTERACTION_AUDIT=<path>``).
 * :class:`PreAnswered` answers the questions an answers file covers and asks the human
   only the rest (``USER_INTERACTION_PREANSWERED=<path>``).
+* :class:`RememberedDecisions` remembers the approvals answered ``Always allow`` or
+  ``Always deny`` in an SQLite file and answers them from there
+  (``USER_INTERACTION_DECISIONS=<path>``).
 * :class:`TraceLog` logs each ask to the ``user_interaction.trace`` logger (the command
   line's ``--trace``).
 * :class:`AnswersFile` reads the answers-file format (see the scripted provider's README).
@@ -33,6 +36,8 @@ from ._answers_file import (
     AnswersFile,
     Ruling,
 )
+from ._approval import ALWAYS_ALLOW, ALWAYS_DENY, APPROVE_ID, approval_name
+from ._decisions import DECISIONS_ENV, Decision, DecisionStore, decisions_path
 from ._extensions import (
     AUDIT_ENV,
     DISABLE_AUTOLOAD_ENV,
@@ -51,6 +56,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AUDIT_ENV",
+    "DECISIONS_ENV",
     "DISABLE_AUTOLOAD_ENV",
     "EXTENSIONS_ENV",
     "EXTENSION_GROUP",
@@ -65,11 +71,15 @@ __all__ = [
     "AskFunction",
     "AskWrapper",
     "AuditLog",
+    "Decision",
+    "DecisionStore",
     "ExtensionInfo",
     "ExtensionSpec",
     "PreAnswered",
+    "RememberedDecisions",
     "Ruling",
     "TraceLog",
+    "decisions_path",
     "installed_extensions",
 ]
 
@@ -85,7 +95,8 @@ class AuditLog:
     """Appends one JSON line per finished ask to ``path``.
 
     Each line holds ``time`` (UTC, ISO 8601), ``provider``, ``request`` (wire form),
-    ``answer`` (wire form) or ``error`` (``{"name", "code", "message"}``) and ``seconds``.
+    ``answer`` (wire form) or ``error`` (``{"name", "code", "message"}``) and ``seconds``;
+    an approval a remembered decision answered also has ``"remembered": true``.
     The file is opened for appending and every line written whole by one ``write``, so
     lines from many threads and processes never interleave, and each is on disk (not in a
     buffer) when the ask returns.
@@ -127,6 +138,8 @@ class AuditLog:
             record["error"] = error.to_dict()
         elif answer is not None:
             record["answer"] = answer.to_dict()
+            if provider is None and approval_name(request) is not None:
+                record["remembered"] = True  # a remembered decision answered it
         record["seconds"] = round(seconds, 6)
         line = (_encode(record) + "\n").encode("utf-8")
         with self._lock:
@@ -200,6 +213,52 @@ class PreAnswered:
                 elif item.id in theirs:
                     merged.append(theirs[item.id])
             return AskUserQuestionAnswer(merged)
+
+        return ask
+
+
+class RememberedDecisions:
+    """Remembers approvals answered ``Always allow`` or ``Always deny``, and answers them.
+
+    An approval (``ui.approve(..., remember=NAME)``) whose name has a remembered decision
+    is answered at once with that choice, asking nobody (observers see it with provider
+    ``None``); an ``Always ...`` the human chooses is stored for every later approval of
+    that name, in every process using the same file. ``path`` defaults to
+    ``USER_INTERACTION_DECISIONS``, else ``decisions.sqlite3`` in the state directory.
+    """
+
+    def __init__(self, path: PathLike | None = None) -> None:
+        #: The SQLite file the decisions live in.
+        self.store = DecisionStore(path)
+
+    def __repr__(self) -> str:
+        return f"<RememberedDecisions {str(self.store.path)!r}>"
+
+    @hookimpl
+    def ask_wrapper(self, ui: UserInteraction) -> AskWrapper:
+        """Wrap every ask of ``ui``."""
+        return self.wrap
+
+    def wrap(self, next_ask: AskFunction) -> AskFunction:
+        """The ask that answers a remembered approval before calling ``next_ask``."""
+        import asyncio
+
+        store = self.store
+
+        async def ask(request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+            name = approval_name(request)
+            if name is None:
+                return await next_ask(request)
+            decision = await asyncio.to_thread(store.get, name)
+            if decision is not None:
+                choice = ALWAYS_ALLOW if decision.allowed else ALWAYS_DENY
+                return AskUserQuestionAnswer([AskUserQuestionAnswerItem(APPROVE_ID, [choice])])
+            answer = await next_ask(request)
+            item = answer.get(APPROVE_ID)
+            chosen = item.selected[0] if item is not None and item.selected else None
+            if item is not None and item.custom is None and chosen in (ALWAYS_ALLOW, ALWAYS_DENY):
+                await asyncio.to_thread(store.put, name, chosen == ALWAYS_ALLOW)
+            return answer
 
         return ask
 
