@@ -74,6 +74,33 @@ def test_each_single_select_question_is_one_permission_prompt() -> None:
     run(scenario())
 
 
+def test_an_approval_maps_its_choices_to_the_permission_kinds() -> None:
+    """What ui.approve(..., remember=...) asks: the client sees allow and reject, once and
+    always, and the choice comes back as its label."""
+    approve = question(
+        "approve", "Deploy?", "Allow", "Deny", "Always allow", "Always deny", header="Approve"
+    )
+
+    async def scenario() -> None:
+        async with in_process(form=False) as harness:
+            session = await harness.new_session()
+            turn = harness.prompt(session, prompt_text(approve, remember="tool:deploy"))
+            prompt = await harness.client.next_permission()
+            assert [(o["name"], o["kind"]) for o in prompt.params["options"]] == [
+                ("Allow", "allow_once"),
+                ("Deny", "reject_once"),
+                ("Always allow", "allow_always"),
+                ("Always deny", "reject_always"),
+            ]
+            prompt.select("Always allow")
+            outcome = await harness.agent.next_outcome()
+            assert isinstance(outcome, AskUserQuestionAnswer)
+            assert outcome.to_dict()["answers"] == [{"id": "approve", "selected": ["Always allow"]}]
+            await within(turn)
+
+    run(scenario())
+
+
 def test_a_cancelled_outcome_is_ask_cancelled_and_stops_the_request() -> None:
     async def scenario() -> Any:
         async with in_process(form=False) as harness:

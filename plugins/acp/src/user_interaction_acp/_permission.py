@@ -1,7 +1,9 @@
 """The fallback for clients without form elicitation: ``session/request_permission``.
 
 A permission request offers buttons, nothing else: a single-select question is one
-request with one permission option per answer option; a multi-select question is one
+request with one permission option per answer option (an approval's Allow, Always allow,
+Deny and Always deny as the kinds ``allow_once``, ``allow_always``, ``reject_once`` and
+``reject_always``, the others ``allow_once``); a multi-select question is one
 request per answer option, "Include" or "Skip". Free text cannot be asked this way. The
 question, its header and detail, and the option descriptions and previews travel as the
 tool call's title and text content, which clients show above the buttons.
@@ -55,6 +57,25 @@ def check_permission_fallback(
         )
 
 
+#: The permission kinds of an approval's choices (``ui.approve``): the client can show
+#: them as what they are, and offer to remember "always".
+_APPROVAL_KINDS: Final = {
+    "Allow": "allow_once",
+    "Always allow": "allow_always",
+    "Deny": "reject_once",
+    "Always deny": "reject_always",
+}
+
+
+def _approval_kinds(item: AskUserQuestionItem) -> dict[str, str]:
+    """Each option's permission kind when ``item`` is an approval (one question
+    ``approve`` offering those choices), else none."""
+    labels = {option.label for option in item.options}
+    if item.id != "approve" or item.multi_select or not labels <= _APPROVAL_KINDS.keys():
+        return {}
+    return _APPROVAL_KINDS
+
+
 def _previewed(option: AskUserQuestionOption) -> bool:
     return bool(option.preview and option.preview.strip())
 
@@ -66,9 +87,12 @@ class PermissionPlan:
 
     def __init__(self, item: AskUserQuestionItem) -> None:
         self.item = item
+        kinds = _approval_kinds(item)
         self.options = [
             PermissionOption(
-                option_id=f"{_OPTION_PREFIX}{index}", name=option.label, kind="allow_once"
+                option_id=f"{_OPTION_PREFIX}{index}",
+                name=option.label,
+                kind=kinds.get(option.label, "allow_once"),
             )
             for index, option in enumerate(item.options, 1)
         ]
