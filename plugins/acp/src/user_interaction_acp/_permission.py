@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, Literal
 
 from acp.schema import (
     AllowedOutcome,
@@ -40,6 +40,8 @@ from ._form import plain_preview
 __all__ = ["InclusionPlan", "PermissionPlan", "check_permission_fallback", "multi_select_answer"]
 
 _OPTION_PREFIX: Final = "option-"
+#: A permission option's kind.
+Kind = Literal["allow_once", "allow_always", "reject_once", "reject_always"]
 
 
 def check_permission_fallback(
@@ -59,7 +61,7 @@ def check_permission_fallback(
 
 #: The permission kinds of an approval's choices (``ui.approve``): the client can show
 #: them as what they are, and offer to remember "always".
-_APPROVAL_KINDS: Final = {
+_APPROVAL_KINDS: Final[dict[str, Kind]] = {
     "Allow": "allow_once",
     "Always allow": "allow_always",
     "Deny": "reject_once",
@@ -67,7 +69,7 @@ _APPROVAL_KINDS: Final = {
 }
 
 
-def _approval_kinds(item: AskUserQuestionItem) -> dict[str, str]:
+def _approval_kinds(item: AskUserQuestionItem) -> dict[str, Kind]:
     """Each option's permission kind when ``item`` is an approval (one question
     ``approve`` offering those choices), else none."""
     labels = {option.label for option in item.options}
