@@ -34,6 +34,8 @@ __all__ = ["ANY", "AnyProvider", "ChildSpec", "children_from_env"]
 #: The provider's entry-point name.
 ANY: Final = "any"
 _PREFIX: Final = "any:"
+#: How long the winner waits for the withdrawn children to take their question away.
+_CLEAR_WAIT: Final = 1.0
 #: A child: a provider's name, or its name and the options to build it with.
 ChildSpec = Union[str, "tuple[str, Mapping[str, object]]"]
 
@@ -98,40 +100,62 @@ class AnyProvider:
             asyncio.ensure_future(_ask_child(child, request, controller.signal))
             for child, controller in zip(self._children, controllers)
         ]
-        errors: dict[int, BaseException] = {}
         try:
-            pending = set(tasks)
-            while pending:
-                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-                for task in sorted(done, key=tasks.index):
-                    index = tasks.index(task)
-                    error = task.exception()
-                    if error is None:
-                        return task.result()
-                    if isinstance(error, UserInteractionError) and error.code in (
-                        ASK_CANCELLED,
-                        ASK_DECLINED,
-                    ):
-                        raise error  # the human's decision, on one of the screens
-                    if not isinstance(error, Exception):
-                        raise error  # KeyboardInterrupt, SystemExit
-                    errors[index] = error
-                    if pending:
-                        _logger.warning(
-                            "any: %s failed, the others still ask: %s",
-                            self._children[index].name,
-                            error,
-                        )
-            raise errors[min(errors)]
-        finally:
-            withdrawn = UserInteractionError("Answered on another screen.", ASK_ABORTED)
-            for controller, task in zip(controllers, tasks):
-                if task.done():
-                    _forget_loser(self._losers)(task)
-                else:
-                    controller.abort(withdrawn)  # the child's screen clears
-                    self._losers.add(task)
-                    task.add_done_callback(_forget_loser(self._losers))
+            winner = await self._first_outcome(tasks)
+        except BaseException:  # the caller left (or KeyboardInterrupt): withdraw, go
+            self._withdraw(controllers, tasks)
+            raise
+        # Withdraw the others and give them a moment to take their question away, so
+        # that what the caller shows next never lands on a screen still showing it.
+        losers = self._withdraw(controllers, tasks)
+        if losers:
+            await asyncio.wait(losers, timeout=_CLEAR_WAIT)
+        answer: AskUserQuestionAnswer = winner.result()  # or the human's cancel, decline
+        return answer
+
+    async def _first_outcome(self, tasks: list[Any]) -> Any:
+        """The task of the first answer, cancel or decline; the first child's error when
+        every child failed."""
+        import asyncio
+
+        errors: dict[int, BaseException] = {}
+        pending = set(tasks)
+        while pending:
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for task in sorted(done, key=tasks.index):
+                index = tasks.index(task)
+                error = task.exception()
+                if error is None:
+                    return task
+                if isinstance(error, UserInteractionError) and error.code in (
+                    ASK_CANCELLED,
+                    ASK_DECLINED,
+                ):
+                    return task  # the human's decision, on one of the screens
+                if not isinstance(error, Exception):
+                    raise error  # KeyboardInterrupt, SystemExit
+                errors[index] = error
+                if pending:
+                    _logger.warning(
+                        "any: %s failed, the others still ask: %s",
+                        self._children[index].name,
+                        error,
+                    )
+        raise errors[min(errors)]
+
+    def _withdraw(self, controllers: list[AbortController], tasks: list[Any]) -> set[Any]:
+        """Withdraw every child still asking; their tasks."""
+        withdrawn = UserInteractionError("Answered on another screen.", ASK_ABORTED)
+        losers = set()
+        for controller, task in zip(controllers, tasks):
+            if task.done():
+                _forget_loser(self._losers)(task)
+            else:
+                controller.abort(withdrawn)  # the child's screen clears
+                self._losers.add(task)
+                task.add_done_callback(_forget_loser(self._losers))
+                losers.add(task)
+        return losers
 
     def dispose(self) -> None:
         """Dispose every child."""
