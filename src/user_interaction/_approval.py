@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Callable, Final, TypeVar, Union
 
@@ -19,6 +20,8 @@ from ._errors import ASK_DECLINED, UserInteractionError
 from ._model import AskUserQuestionItem, AskUserQuestionOption, AskUserQuestionRequest
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from typing_extensions import ParamSpec
 
     from ._abort import AbortSignal
@@ -38,6 +41,7 @@ __all__ = [
     "Approval",
     "approval_name",
     "approval_request",
+    "noting_who_answers",
     "read_approval",
     "require_approval",
 ]
@@ -84,6 +88,17 @@ class AnsweredBy:
 ANSWERED_BY: ContextVar[Union[AnsweredBy, None]] = ContextVar(
     "user_interaction_answered_by", default=None
 )
+
+
+@contextmanager
+def noting_who_answers() -> Iterator[AnsweredBy]:
+    """Around an ask: whether a provider was asked, as the extensions' chain notes it."""
+    answered_by = AnsweredBy()
+    token = ANSWERED_BY.set(answered_by)
+    try:
+        yield answered_by
+    finally:
+        ANSWERED_BY.reset(token)
 
 
 def approval_request(

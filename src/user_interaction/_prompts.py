@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final, Iterable, Union
 
-from ._approval import ANSWERED_BY, AnsweredBy, Approval, approval_request, read_approval
+from ._approval import Approval, approval_request, noting_who_answers, read_approval
 from ._errors import ASK_DECLINED, INVALID_REQUEST, UserInteractionError
 from ._model import AskUserQuestionItem, AskUserQuestionOption, AskUserQuestionRequest
 
@@ -95,12 +95,8 @@ class _Prompts:
         question is ``ASK_DECLINED``; every other outcome raises as :meth:`ask` does.
         """
         request = approval_request(question, remember, header, detail, signal)
-        answered_by = AnsweredBy()
-        token = ANSWERED_BY.set(answered_by)
-        try:
+        with noting_who_answers() as answered_by:
             answer = await self.ask(request, timeout=timeout)
-        finally:
-            ANSWERED_BY.reset(token)
         return read_approval(answer, answered_by)
 
     def approve_sync(
@@ -115,12 +111,8 @@ class _Prompts:
     ) -> Approval:
         """:meth:`approve` for synchronous callers (see :meth:`ask_sync`)."""
         request = approval_request(question, remember, header, detail, signal)
-        answered_by = AnsweredBy()
-        token = ANSWERED_BY.set(answered_by)
-        try:
+        with noting_who_answers() as answered_by:
             answer = self.ask_sync(request, timeout=timeout)
-        finally:
-            ANSWERED_BY.reset(token)
         return read_approval(answer, answered_by)
 
     async def select(
