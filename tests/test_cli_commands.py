@@ -143,3 +143,15 @@ def test_without_the_mcp_distribution_mcp_server_says_how_to_install_it() -> Non
     done = run("mcp-server")
     assert done.returncode == 1
     assert "pip install user-interaction-mcp" in done.stderr
+
+
+def test_a_malformed_command_entry_point_breaks_only_itself(tmp_path: Path) -> None:
+    """An entry point whose value is no object reference (the importlib_metadata backport
+    of Python 3.9 refuses to build one): the other commands run, and it fails alone."""
+    site = site_with(tmp_path, {"greet": "greet_plugin", "bad": "not a reference!"})
+    assert run("greet", "you", site=site).stdout == "hello you\n"
+    assert run("providers", site=site).returncode == 0
+    done = run("bad", site=site)
+    assert done.returncode == 1
+    assert done.stderr.startswith("user-interaction: command 'bad' (not a reference!, from ")
+    assert len(done.stderr.splitlines()) == 1

@@ -11,11 +11,12 @@ distributions add, so a missing one says how to install it.
 from __future__ import annotations
 
 import argparse
-import sys
 from types import ModuleType
 from typing import TYPE_CHECKING, Final, Protocol
 
 import attrs
+
+from ._discovery import _Scanner
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
@@ -116,23 +117,13 @@ def _is_command(target: object) -> bool:
     )
 
 
-def installed_commands() -> dict[str, list[CommandInfo]]:
-    """Every installed command by name (two distributions may offer one name)."""
-    if sys.version_info >= (3, 10):
-        from importlib.metadata import entry_points
-    else:  # the selection API and ``.dist`` need the backport
-        from importlib_metadata import entry_points
+_SCANNER: Final = _Scanner(COMMAND_GROUP, CommandInfo)
 
+
+def installed_commands() -> dict[str, list[CommandInfo]]:
+    """Every installed command by name (two distributions may offer one name), read as
+    the providers are: without importing anything, past malformed entry points."""
     found: dict[str, list[CommandInfo]] = {}
-    seen: set[tuple[str, str]] = set()
-    for entry_point in entry_points(group=COMMAND_GROUP):
-        dist = entry_point.dist
-        name = (dist.metadata["Name"] if dist is not None else None) or "?"
-        if (entry_point.name, name) in seen:  # one distribution found twice on sys.path
-            continue
-        seen.add((entry_point.name, name))
-        version = (dist.version if dist is not None else None) or "?"
-        found.setdefault(entry_point.name, []).append(
-            CommandInfo(entry_point.name, entry_point.value, name, version, entry_point)
-        )
+    for info in _SCANNER.providers():
+        found.setdefault(info.name, []).append(info)
     return found
