@@ -132,7 +132,7 @@ class ProviderInfo:
         return target
 
     def rank(self) -> Ranking:
-        """Its ``priority`` and whether it is ``available()`` here (SPEC §11), read from the
+        """Its ``priority`` and whether it is ``available()`` here, read from the
         entry point's object without building a provider (its module is imported)."""
         target = self.target()
         priority = getattr(target, "priority", 0)
@@ -398,7 +398,7 @@ def rank_providers(infos: tuple[ProviderInfo, ...]) -> list[Ranking | UserIntera
 
 
 def best_provider(infos: tuple[ProviderInfo, ...]) -> ProviderInfo:
-    """The available provider of highest priority (SPEC §11), like keyring's backends.
+    """The available provider of highest priority, like keyring's backends.
 
     One that fails to import is skipped (logged); none available, or a tie at the top, is
     ``PROVIDER_NOT_FOUND`` naming the candidates and how to choose.

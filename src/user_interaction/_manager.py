@@ -97,7 +97,8 @@ class UserInteraction(_Prompts):
 
         ``name`` is an entry-point name, or ``"distribution:name"`` when two distributions
         offer one name; without it, ``USER_INTERACTION_PROVIDER`` if set, else the
-        available installed provider of highest priority (SPEC §11).
+        available installed provider of highest priority (see "Choosing a provider" in
+        the concepts).
         """
         info = find_provider(name)
         self._refuse_if_active()
@@ -283,7 +284,7 @@ class UserInteraction(_Prompts):
     # -- asking --------------------------------------------------------------------------
 
     def _precheck(self, request: AskUserQuestionRequest, timeout: float | None) -> Registration:
-        """The checks before any provider is asked, in the order SPEC §6 gives."""
+        """The checks before any provider is asked, in a fixed order."""
         self._check(request, timeout)
         registration = self._active
         if registration is None:

@@ -3,7 +3,7 @@
 stdin and stdout carry JSON-RPC, so nothing else may read or write them. Before any
 provider is chosen, the protocol moves to private descriptors and file descriptors 0 and
 1 are pointed at the controlling terminal (``/dev/tty``): terminal providers then talk
-to the human there, and SPEC §11's availability checks see a terminal. Without one,
+to the human there, and the providers' availability checks see a terminal. Without one,
 fd 0 reads the null device and fd 1 writes to stderr, so a stray ``print`` never
 corrupts a frame.
 """

@@ -41,7 +41,7 @@ class AnswersFileProvider:
     name: Final = "scripted"
     #: Answers do not wait for a human: concurrent asks are answered concurrently.
     serial: Final = False
-    #: Chosen over every terminal or web UI when an answers file is set (SPEC §11).
+    #: Chosen over every terminal or web UI when an answers file is set.
     priority: Final = 50
 
     @staticmethod
