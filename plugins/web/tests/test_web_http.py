@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import user_interaction_web
+from child_support import child_stderr
 from user_interaction_web import WebProvider
 from web_support import (
     PREVIEWS,
@@ -466,7 +467,7 @@ def test_the_address_goes_to_stderr_never_stdout(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""
-    lines = done.stderr.splitlines()
+    lines = child_stderr(done.stderr).splitlines()
     url = re.compile(r"^user-interaction: answer questions at http://127\.0\.0\.1:\d+/#[\w-]{43}$")
     # at start (the first ask), then again for the second ask: no page was connected
     assert len(lines) == 2, lines
