@@ -259,6 +259,7 @@ class IgnoresSignal:
         raise AssertionError("unreachable")
 
 
+@pytest.mark.slow
 def test_close_with_ten_thousand_pending_asks_leaves_no_provider_task() -> None:
     provider = IgnoresSignal()
     ui = UserInteraction()
