@@ -210,7 +210,7 @@ def error_of(future: Future[Any], timeout: float = 5.0) -> UserInteractionError:
     return error
 
 
-def wait_until(predicate: Callable[[], object], timeout: float = 5.0, what: str = "") -> None:
+def wait_until(predicate: Callable[[], object], timeout: float = 60.0, what: str = "") -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
