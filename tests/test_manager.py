@@ -618,7 +618,7 @@ def test_a_sync_provider_ignoring_its_signal_holds_the_queue(ui: UserInteraction
         await asyncio.sleep(0.05)  # room for a wrongly passed turn to show; none should
         assert seen == ["first"]  # still held
         release.set()  # the first provider call returns...
-        await asyncio.wait_for(second, 5)  # ...and the next one starts
+        await asyncio.wait_for(second, 60)  # ...and the next one starts
 
     run(main())
     assert seen == ["first", "second"]
@@ -637,7 +637,7 @@ def test_an_async_provider_is_cancelled_and_the_queue_moves_on(ui: UserInteracti
         await provider.asked(2)
         assert [r.questions[0].id for r in provider.requests] == ["first", "second"]
         provider.gate().set()
-        await asyncio.wait_for(second, 5)
+        await asyncio.wait_for(second, 60)
 
     run(main())
     assert provider.finished == 1  # only the second call ran to its end

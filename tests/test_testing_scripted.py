@@ -364,7 +364,7 @@ def test_abort_ends_a_wait_at_once(spec: Any) -> None:
         await until(lambda: provider.requests, "the provider has the ask")
         controller.abort()
         with pytest.raises(UserInteractionError) as info:
-            await asyncio.wait_for(task, 5)  # the provider itself stops, not only the manager
+            await asyncio.wait_for(task, 60)  # the provider itself stops, not only the manager
         assert info.value.code == ASK_ABORTED
 
     asyncio.run(main())
@@ -397,7 +397,7 @@ def test_dispose_ends_pending_asks_and_the_provider_can_serve_again() -> None:
         await until(lambda: provider.requests, "the provider has the ask")
         provider.dispose()
         with pytest.raises(UserInteractionError) as info:
-            await asyncio.wait_for(task, 5)
+            await asyncio.wait_for(task, 60)
         assert info.value.code == PROVIDER_DISPOSED
 
     asyncio.run(main())

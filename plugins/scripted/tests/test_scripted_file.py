@@ -187,7 +187,7 @@ def test_dispose_ends_pending_asks(answers_file: Any) -> None:
         await asyncio.sleep(0)  # its first step took the provider's closing signal
         provider.dispose()
         with pytest.raises(UserInteractionError) as info:
-            await asyncio.wait_for(task, 5)
+            await asyncio.wait_for(task, 60)
         assert info.value.code == PROVIDER_DISPOSED
 
     asyncio.run(main())

@@ -158,7 +158,7 @@ def test_bodies_are_limited_to_64_kib(client: Client, agent: Agent) -> None:
     assert (
         client.post({"askId": card["askId"], "action": "accept", "answers": answers}).status == 200
     )
-    assert future.result(5).get("pkg").selected == ("npm",)  # type: ignore[union-attr]
+    assert future.result(PROMPTLY).get("pkg").selected == ("npm",)  # type: ignore[union-attr]
 
 
 # -- check 8: loopback only, headers on every response -------------------------------------
@@ -283,7 +283,7 @@ def test_invalid_answers_are_422_with_their_path_and_the_ask_stays_open(
         200,
         "",
     )
-    answer = future.result(5)
+    answer = future.result(PROMPTLY)
     assert answer.get("pkg").selected == ("yarn",)  # type: ignore[union-attr]
     assert answer.get("name").custom == "Shed"  # type: ignore[union-attr]
     assert accept({"id": "pkg", "selected": ["npm"]})[0] == 409  # the first answer won
@@ -321,7 +321,7 @@ def test_notes_go_beside_a_selection_else_422(client: Client, agent: Agent) -> N
         {"id": "pkg", "selected": ["npm"], "notes": "but pin the version"},
         {"id": "many", "selected": ["pnpm", "yarn"], "notes": "yarn for the docs"},
     ) == (200, "")
-    answer = future.result(5)
+    answer = future.result(PROMPTLY)
     pkg, many = answer.get("pkg"), answer.get("many")
     assert pkg is not None
     assert many is not None
@@ -396,7 +396,7 @@ def test_concurrent_asks_are_separate_cards_in_arrival_order(client: Client, age
     assert two["questions"] == [package_question("second", multi=True).to_dict()]
     answer = [{"id": "second", "selected": ["pnpm", "yarn"]}]
     assert client.post({"askId": two["askId"], "action": "accept", "answers": answer}).status == 200
-    assert second.result(5).get("second").selected == ("pnpm", "yarn")  # type: ignore[union-attr]
+    assert second.result(PROMPTLY).get("second").selected == ("pnpm", "yarn")  # type: ignore[union-attr]
     assert not first.done()
     assert [card["askId"] for card in client.snapshot()] == [one["askId"]]
 
@@ -566,4 +566,4 @@ def test_answers_keep_their_json_shape(client: Client, agent: Agent) -> None:
     assert (
         client.post({"askId": card["askId"], "action": "accept", "answers": answers}).status == 200
     )
-    assert future.result(5).get("pkg").selected == ("yarn", "pnpm")  # type: ignore[union-attr]
+    assert future.result(PROMPTLY).get("pkg").selected == ("yarn", "pnpm")  # type: ignore[union-attr]
