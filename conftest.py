@@ -13,17 +13,25 @@ changes which provider a test gets, and no test sees another's inbox or decision
 A provider's tests (``plugins/<name>/tests``) need that provider installed: when it is
 not (CONTRIBUTING's quick set-up installs only the core and ``stdio``), the directory is
 reported as skipped, with what to install, instead of failing to import.
+
+``tests/child_support.py`` is how every test reads a child process's stderr: ``tests/``
+goes on ``sys.path`` here, so a provider's tests find it when run on their own.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("USER_INTERACTION_DISABLE_EXTENSION_AUTOLOAD", "1")
+
+TESTS = str(Path(__file__).resolve().parent / "tests")
+if TESTS not in sys.path:
+    sys.path.append(TESTS)
 
 
 @pytest.fixture(autouse=True)

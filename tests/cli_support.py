@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from child_support import child_stderr, completed
 from distfactory import make_dist
 
 TIMEOUT = 60  # generous: only a hung child ever waits this long
@@ -142,8 +143,9 @@ def run(
     cwd: Path | None = None,
     timeout: float = TIMEOUT,
 ) -> subprocess.CompletedProcess[str]:
-    """Run the command line to its end behind pipes."""
-    return subprocess.run(
+    """Run the command line to its end behind pipes (its stderr read by
+    :func:`child_stderr`)."""
+    done = subprocess.run(
         with_default_sigint([*command(kind), *args]),
         input=input if input is not None else "",
         capture_output=True,
@@ -154,6 +156,7 @@ def run(
         timeout=timeout,
         check=False,
     )
+    return completed(done)
 
 
 class Child:
@@ -217,14 +220,14 @@ class Child:
         self.process.stdin.close()
 
     def finish(self, timeout: float = TIMEOUT) -> tuple[int, str]:
-        """Wait for the end; the exit status and stderr."""
+        """Wait for the end; the exit status and stderr (read by :func:`child_stderr`)."""
         try:
             if self.process.stdin is not None and not self.process.stdin.closed:
                 self.process.stdin.close()
             status = self.process.wait(timeout)
         finally:
             self.kill()
-        return status, self._close()
+        return status, child_stderr(self._close())
 
     def kill(self) -> None:
         if self.process.poll() is None:

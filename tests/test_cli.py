@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from child_support import child_stderr
 from cli_support import SCRIPT, child_env, make_site, run, stdio_installed, with_default_sigint
 
 from user_interaction import ERROR_CODES, PROVIDER_ENV, UserInteractionError
@@ -519,6 +520,7 @@ def test_ask_interrupted(site: Path, provider: str) -> None:
                 seen += char
             process.send_signal(signal.SIGINT)
             out, err = process.communicate(timeout=60)
+            err = child_stderr(seen + err)
         finally:
             if process.poll() is None:
                 process.kill()
@@ -652,6 +654,7 @@ def test_ask_through_stdio_from_the_environment_with_a_timeout() -> None:
         )
         try:
             out, err = process.communicate(timeout=60)
+            err = child_stderr(err)
         finally:
             if process.poll() is None:
                 process.kill()

@@ -16,6 +16,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from child_support import child_stderr
 from cli_support import Child, child_env, command, edit, make_site, run, stdio_installed
 from distfactory import make_dist
 
@@ -496,7 +497,7 @@ def test_dev_ends_quietly_when_its_reader_goes_away_while_an_ask_waits(tmp_path:
         process.stdout.close()
         edit(source, '"v1"', '"v2"')  # nobody answers: the ask stays pending
         assert process.wait(PROMPTLY) == EXIT_ERROR
-        assert process.stderr.read() == ""
+        assert child_stderr(process.stderr.read()) == ""
     finally:
         process.kill()
         process.wait()

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
+from child_support import child_stderr, completed
 from cli_support import SCRIPT, child_env, make_site, run, stdio_installed
 from distfactory import make_dist
 
@@ -223,7 +224,7 @@ def to_full(*args: str, env: dict[str, str], input: str = "") -> subprocess.Comp
     """Run the console script with stdout on ``/dev/full`` (every write fails)."""
     assert SCRIPT is not None
     with open("/dev/full", "w") as full:
-        return subprocess.run(
+        done = subprocess.run(
             [SCRIPT, *args],
             input=input,
             stdout=full,
@@ -233,12 +234,13 @@ def to_full(*args: str, env: dict[str, str], input: str = "") -> subprocess.Comp
             timeout=60,
             check=False,
         )
+    return completed(done)
 
 
 def closed(*args: str, env: dict[str, str], input: str = "") -> subprocess.CompletedProcess[str]:
     """Run the console script with stdout closed, as ``>&-`` does."""
     assert SCRIPT is not None
-    return subprocess.run(
+    done = subprocess.run(
         ["/bin/sh", "-c", 'exec "$@" >&-', "sh", SCRIPT, *args],
         input=input,
         capture_output=True,
@@ -247,6 +249,7 @@ def closed(*args: str, env: dict[str, str], input: str = "") -> subprocess.Compl
         timeout=60,
         check=False,
     )
+    return completed(done)
 
 
 @needs_dev_full
@@ -401,7 +404,7 @@ def test_ctrl_d_at_the_terminal_prompt_is_the_human_dismissing_the_question() ->
         child.expect_exact("> ")
         child.sendeof()
         child.expect(pexpect.EOF)
-        after_prompt = str(child.before)
+        after_prompt = child_stderr(str(child.before))  # the terminal has stderr too
     finally:
         child.close(force=True)
     assert child.exitstatus == EXIT_DISMISSED

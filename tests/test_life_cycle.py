@@ -9,12 +9,11 @@ import asyncio
 import gc
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from core_support import first_choice, make_request
+from core_support import first_choice, make_request, until, wait_until
 
 from user_interaction import (
     ASK_ABORTED,
@@ -59,7 +58,7 @@ def test_disposal_fires_the_providers_own_signal_on_every_path(mode: str) -> Non
     async def main() -> None:
         request = make_request(signal=AbortController().signal if mode == "signal" else None)
         task = asyncio.ensure_future(ui.ask(request, timeout=30 if mode == "timeout" else None))
-        await asyncio.sleep(0.01)
+        await until(lambda: provider.signals, "the provider has the ask")
         ui.close()
         with pytest.raises(UserInteractionError) as info:
             await task
@@ -79,7 +78,7 @@ def test_the_callers_cancellation_fires_the_providers_signal() -> None:
 
         async def main() -> None:
             task = asyncio.ensure_future(ui.ask(make_request()))
-            await asyncio.sleep(0.01)
+            await until(lambda: provider.signals, "the provider has the ask")
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
@@ -159,7 +158,7 @@ def test_an_awaitable_from_a_plain_def_is_aborted() -> None:
 
         async def main() -> None:
             task = asyncio.ensure_future(ui.ask(make_request(signal=controller.signal)))
-            await asyncio.sleep(0.05)
+            await until(lambda: provider.running, "the awaitable runs")
             controller.abort()
             with pytest.raises(UserInteractionError) as info:
                 await task
@@ -179,12 +178,18 @@ def test_an_awaitable_from_a_plain_def_has_its_errors_mapped() -> None:
 
 def test_close_ends_ask_sync_on_an_awaitable_from_a_plain_def_with_disposed() -> None:
     ui = UserInteraction()
-    ui.register_provider(ReturnsAwaitable(hang=True))
-    timer = threading.Timer(0.1, ui.close)
-    timer.start()
+    provider = ReturnsAwaitable(hang=True)
+    ui.register_provider(provider)
+
+    def close_once_asked() -> None:
+        wait_until(lambda: provider.running, "the awaitable runs")
+        ui.close()
+
+    closer = threading.Thread(target=close_once_asked)
+    closer.start()
     with pytest.raises(UserInteractionError) as info:
         ui.ask_sync(make_request())
-    timer.join()
+    closer.join()
     assert info.value.code == PROVIDER_DISPOSED
 
 
@@ -259,6 +264,7 @@ class IgnoresSignal:
         raise AssertionError("unreachable")
 
 
+@pytest.mark.slow
 def test_close_with_ten_thousand_pending_asks_leaves_no_provider_task() -> None:
     provider = IgnoresSignal()
     ui = UserInteraction()
@@ -298,10 +304,12 @@ def test_timed_out_asks_leave_no_provider_task() -> None:
 def test_a_late_failure_of_a_sync_provider_is_consumed_quietly() -> None:
     release = threading.Event()
     reported: list[dict[str, Any]] = []
+    provider_thread: list[threading.Thread] = []
 
     class RaisesLate:
         def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
-            release.wait(5)
+            provider_thread.append(threading.current_thread())
+            release.wait(30)
             assert request.signal is not None
             request.signal.throw_if_aborted()
             raise AssertionError("the signal had fired")
@@ -310,11 +318,24 @@ def test_a_late_failure_of_a_sync_provider_is_consumed_quietly() -> None:
         ui.register_provider(RaisesLate())
 
         async def main() -> None:
-            asyncio.get_running_loop().set_exception_handler(lambda _, ctx: reported.append(ctx))
+            loop = asyncio.get_running_loop()
+            loop.set_exception_handler(lambda _, ctx: reported.append(ctx))
+            # The provider's thread hands its late exception to the loop: wait for that
+            # (a callback scheduled right after it), not for a sleep that may be too short.
+            arrived = asyncio.Event()
+            schedule = loop.call_soon_threadsafe
+
+            def watched(callback: Any, *args: Any, **kwargs: Any) -> Any:
+                handle = schedule(callback, *args, **kwargs)
+                if provider_thread == [threading.current_thread()] and release.is_set():
+                    schedule(arrived.set)
+                return handle
+
+            loop.call_soon_threadsafe = watched  # type: ignore[method-assign]
             with pytest.raises(UserInteractionError):
                 await ui.ask(make_request(), timeout=0.02)
             release.set()
-            await asyncio.sleep(0.1)  # the provider's late exception arrives
+            await asyncio.wait_for(arrived.wait(), 30)  # the late exception was handled
             gc.collect()
             await asyncio.sleep(0)
 
@@ -350,7 +371,7 @@ def test_a_blocked_sync_provider_does_not_hold_up_others() -> None:
     class Blocking:
         def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
             if request.questions[0].id == "stuck":
-                release.wait(5)
+                release.wait(60)
             return first_choice(request)
 
     with UserInteraction() as ui:
@@ -358,7 +379,8 @@ def test_a_blocked_sync_provider_does_not_hold_up_others() -> None:
 
         async def main() -> None:
             stuck = asyncio.ensure_future(ui.ask(make_request("stuck")))
-            await asyncio.wait_for(ui.ask(make_request("free")), 5)  # another worker serves it
+            # another worker serves it: at once, not after the stuck one's minute
+            await asyncio.wait_for(ui.ask(make_request("free")), 30)
             release.set()
             await stuck
 
@@ -446,8 +468,7 @@ def test_ask_sync_on_a_daemon_thread_at_exit_is_provider_disposed() -> None:
 
     thread = threading.Thread(target=worker, daemon=True)
     thread.start()
-    while provider.started == 0:
-        time.sleep(0.01)
+    wait_until(lambda: provider.started, "the provider has the ask")
     finalizer = ui._finalizer
     assert finalizer is not None
     finalizer()  # what interpreter exit runs: the manager's loop stops

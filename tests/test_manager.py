@@ -27,7 +27,8 @@ from user_interaction import (
     hookimpl,
 )
 
-PROMPT = 2.0  # "promptly": far below the provider's own delays, generous on a busy machine
+# "promptly": far below the provider's own delays (30 s or more), generous on a busy machine
+PROMPT = 10.0
 
 
 class AsyncProvider:
@@ -60,6 +61,7 @@ class Stuck:
         self.serial = serial
         self.requests: list[AskUserQuestionRequest] = []
         self._release: asyncio.Event | None = None
+        self._arrived: asyncio.Condition | None = None
         self.finished = 0
         self.disposed = 0
 
@@ -69,8 +71,21 @@ class Stuck:
             self._release = asyncio.Event()
         return self._release
 
+    def arrived(self) -> asyncio.Condition:
+        if self._arrived is None:  # as gate(): inside the running loop
+            self._arrived = asyncio.Condition()
+        return self._arrived
+
+    async def asked(self, count: int = 1) -> None:
+        """Return once ``count`` asks have reached the provider (the event itself, not a
+        sleep long enough on an idle machine)."""
+        async with self.arrived():
+            await self.arrived().wait_for(lambda: len(self.requests) >= count)
+
     async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
         self.requests.append(request)
+        async with self.arrived():
+            self.arrived().notify_all()
         await self.gate().wait()
         self.finished += 1
         return first_choice(request)
@@ -364,7 +379,7 @@ def test_timeout_beats_a_blocking_sync_provider(ui: UserInteraction) -> None:
 def test_timeout_beats_a_provider_that_swallows_cancellation(ui: UserInteraction) -> None:
     class Stubborn:
         async def ask(self, request: AskUserQuestionRequest) -> Any:
-            for _ in range(10):
+            for _ in range(300):  # 30 s, unless the manager stopped waiting for it
                 try:
                     await asyncio.sleep(0.1)
                 except asyncio.CancelledError:
@@ -385,6 +400,7 @@ def test_timeout_beats_a_provider_that_swallows_cancellation(ui: UserInteraction
 
 def test_a_well_behaved_provider_sees_its_signal(ui: UserInteraction) -> None:
     cleaned: list[object] = []
+    unwound: list[asyncio.Event] = []
 
     class Listens:
         async def ask(self, request: AskUserQuestionRequest) -> Any:
@@ -393,17 +409,16 @@ def test_a_well_behaved_provider_sees_its_signal(ui: UserInteraction) -> None:
                 await request.signal.wait()
             finally:  # the signal fires, then the task is cancelled: finally blocks run
                 cleaned.append(request.signal.reason)
+                unwound[0].set()
             raise UserInteractionError("stopped", ASK_ABORTED)
 
     ui.register_provider(Listens())
 
     async def main() -> None:
+        unwound.append(asyncio.Event())
         with pytest.raises(UserInteractionError):
             await ui.ask(make_request(), timeout=0.02)
-        for _ in range(100):
-            if cleaned:
-                break
-            await asyncio.sleep(0.01)
+        await asyncio.wait_for(unwound[0].wait(), 30)
 
     run(main())
     assert len(cleaned) == 1
@@ -418,7 +433,7 @@ def test_external_cancellation_tells_the_provider(ui: UserInteraction) -> None:
 
     async def main() -> None:
         task = asyncio.ensure_future(ui.ask(make_request(signal=controller.signal)))
-        await asyncio.sleep(0.02)
+        await provider.asked()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
@@ -466,7 +481,7 @@ def test_pending_asks_fail_with_provider_disposed(ui: UserInteraction, mode: str
         kwargs: dict[str, Any] = {"timeout": 30} if mode == "timeout" else {}
         request = make_request(signal=AbortController().signal if mode == "signal" else None)
         tasks = [asyncio.ensure_future(ui.ask(request, **kwargs)) for _ in range(3)]
-        await asyncio.sleep(0.02)
+        await provider.asked(3)
         disposer()
         results = await asyncio.gather(*tasks, return_exceptions=True)
         assert [getattr(r, "code", r) for r in results] == [PROVIDER_DISPOSED] * 3
@@ -478,14 +493,17 @@ def test_pending_asks_fail_with_provider_disposed(ui: UserInteraction, mode: str
 
 def test_dispose_from_another_thread_releases_a_blocking_sync_ask(ui: UserInteraction) -> None:
     release = threading.Event()
+    asked = threading.Event()
 
     class Blocking:
         def ask(self, request: AskUserQuestionRequest) -> Any:
+            asked.set()
             release.wait(30)
             return first_choice(request)
 
     disposer = ui.register_provider(Blocking())
-    threading.Timer(0.05, disposer).start()
+    # disposed once the provider has the ask (before: NO_PROVIDER, another test)
+    threading.Thread(target=lambda: asked.wait(30) and disposer()).start()
     try:
         assert code_of(ui.ask(make_request())) == PROVIDER_DISPOSED
     finally:
@@ -498,7 +516,7 @@ def test_queued_asks_fail_on_dispose_too(ui: UserInteraction) -> None:
 
     async def main() -> None:
         tasks = [asyncio.ensure_future(ui.ask(make_request())) for _ in range(4)]
-        await asyncio.sleep(0.02)
+        await provider.asked()  # every task ran its first step before: the others queued
         assert len(provider.requests) == 1
         disposer()
         results = await asyncio.gather(*tasks, return_exceptions=True)
@@ -553,12 +571,12 @@ def test_queued_ask_that_aborts_or_times_out_never_reaches_the_provider(
 
     async def main() -> None:
         first = asyncio.ensure_future(ui.ask(make_request("first")))
-        await asyncio.sleep(0.01)
+        await provider.asked()
         controller = AbortController()
         aborted = asyncio.ensure_future(ui.ask(make_request("aborted", signal=controller.signal)))
         timed = asyncio.ensure_future(ui.ask(make_request("timed"), timeout=0.05))
         last = asyncio.ensure_future(ui.ask(make_request("last")))
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0)  # the three ran their first step: each is queued
         controller.abort()
         started = time.monotonic()
         with pytest.raises(UserInteractionError) as info:
@@ -578,6 +596,7 @@ def test_queued_ask_that_aborts_or_times_out_never_reaches_the_provider(
 
 def test_a_sync_provider_ignoring_its_signal_holds_the_queue(ui: UserInteraction) -> None:
     release = threading.Event()
+    called = threading.Event()
     seen: list[str] = []
 
     class StuckThread:
@@ -585,7 +604,8 @@ def test_a_sync_provider_ignoring_its_signal_holds_the_queue(ui: UserInteraction
 
         def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
             seen.append(request.questions[0].id)
-            release.wait(10)  # a blocking UI: cannot be interrupted
+            called.set()
+            release.wait(30)  # a blocking UI: cannot be interrupted
             return first_choice(request)
 
     ui.register_provider(StuckThread())
@@ -593,11 +613,12 @@ def test_a_sync_provider_ignoring_its_signal_holds_the_queue(ui: UserInteraction
     async def main() -> None:
         with pytest.raises(UserInteractionError):
             await ui.ask(make_request("first"), timeout=0.02)  # caller gives up
+        assert await asyncio.get_running_loop().run_in_executor(None, called.wait, 30)
         second = asyncio.ensure_future(ui.ask(make_request("second")))
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.05)  # room for a wrongly passed turn to show; none should
         assert seen == ["first"]  # still held
         release.set()  # the first provider call returns...
-        await asyncio.wait_for(second, 5)  # ...and the next one starts
+        await asyncio.wait_for(second, 60)  # ...and the next one starts
 
     run(main())
     assert seen == ["first", "second"]
@@ -613,10 +634,10 @@ def test_an_async_provider_is_cancelled_and_the_queue_moves_on(ui: UserInteracti
         assert info.value.code == ASK_TIMEOUT
         # the gate stays shut: only cancellation ended the first call, and the turn passed on
         second = asyncio.ensure_future(ui.ask(make_request("second")))
-        await asyncio.sleep(0.05)
+        await provider.asked(2)
         assert [r.questions[0].id for r in provider.requests] == ["first", "second"]
         provider.gate().set()
-        await asyncio.wait_for(second, 5)
+        await asyncio.wait_for(second, 60)
 
     run(main())
     assert provider.finished == 1  # only the second call ran to its end
@@ -732,9 +753,11 @@ def test_ask_from_several_event_loops_in_threads(ui: UserInteraction) -> None:
 def test_close_releases_ask_sync_callers_in_other_threads() -> None:
     ui = UserInteraction()
     release = threading.Event()
+    asked = threading.Event()
 
     class Blocking:
         def ask(self, request: AskUserQuestionRequest) -> Any:
+            asked.set()
             release.wait(30)
             return first_choice(request)
 
@@ -749,7 +772,7 @@ def test_close_releases_ask_sync_callers_in_other_threads() -> None:
 
     thread = threading.Thread(target=asker)
     thread.start()
-    time.sleep(0.05)
+    assert asked.wait(30)  # the caller is waiting for the provider
     ui.close()
     thread.join(10)
     release.set()

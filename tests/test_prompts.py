@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from core_support import until
 
 from user_interaction import (
     ASK_ABORTED,
@@ -280,7 +281,7 @@ def test_abort_while_pending(ui: UserInteraction, scripted: ScriptedProvider) ->
 
     async def main() -> None:
         asking = asyncio.ensure_future(ui.checkbox("Which?", ["a"], signal=controller.signal))
-        await asyncio.sleep(0.02)
+        await until(lambda: scripted.requests, "the provider has the ask")
         controller.abort()
         await asking
 

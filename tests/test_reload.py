@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from core_support import make_request
+from core_support import make_request, until
 from distfactory import make_dist
 
 from user_interaction import (
@@ -151,15 +151,25 @@ def test_reload_of_an_entry_point_provider_uses_its_factory(
     assert type(ui.provider).__module__ == PACKAGE
 
 
+class Release(asyncio.Event):
+    """An event that says when somebody waits for it."""
+
+    waiting = False
+
+    async def wait(self) -> Any:
+        self.waiting = True
+        return await super().wait()
+
+
 def test_reload_loses_nothing(ui: UserInteraction, package: Path) -> None:
     module: Any = __import__(PACKAGE)
 
     async def main() -> None:
         old = module.Provider()
-        old.release = asyncio.Event()
+        old.release = Release()
         ui.register_provider(old)
         pending = asyncio.ensure_future(ui.ask(make_request()))
-        await asyncio.sleep(0.01)
+        await until(lambda: old.release.waiting, "the old provider has the ask")
         write(package / "version.py", "VERSION = 'v2'\n")
         ui.reload()
         # new asks go to the new code at once, while the old ask is still pending

@@ -1,10 +1,12 @@
 """The repository's own settings: one version, one ruff pin, a tox matrix that installs
-the providers as users do and exercises the ``dev`` extra."""
+the providers as users do, exercises the ``dev`` extra and runs each suite where it must,
+and a CI entry point that runs the README's test command."""
 
 from __future__ import annotations
 
 import configparser
 import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -55,10 +57,10 @@ def test_ruff_is_pinned_once_and_pre_commit_agrees() -> None:
     assert revs == [version[1]]
 
 
-def commands_pre(env: str) -> list[str]:
-    """The install commands the tox env ``env`` (e.g. ``py312``) runs, continuation lines
-    joined and factor conditions resolved."""
-    text = tox()["testenv"]["commands_pre"].replace("\\\n", " ")
+def commands_pre(env: str, key: str = "commands_pre") -> list[str]:
+    """The install commands (or other ``key``) the tox env ``env`` (e.g. ``py312``) runs,
+    continuation lines joined and factor conditions resolved."""
+    text = tox()["testenv"][key].replace("\\\n", " ")
     commands = []
     for line in text.splitlines():
         factors, sep, command = line.partition(": ")
@@ -89,3 +91,67 @@ def test_factor_conditional_commands_fit_on_one_line() -> None:
     for line in tox()["testenv"]["commands_pre"].splitlines():
         if re.match(r"\s*[\w,]+: ", line):
             assert not line.rstrip().endswith("\\"), line
+
+
+PY_ENVS = [env for env in tox()["tox"]["env_list"].replace(",", " ").split() if env[2:].isdigit()]
+
+
+def pytest_run(env: str) -> tuple[str, list[str]]:
+    """What the tox env ``env`` runs: its ``-m`` expression and the test paths it names
+    (none: pytest's ``testpaths``, every suite)."""
+    (command,) = [c for c in commands_pre(env, "commands") if c.startswith("pytest ")]
+    words = shlex.split(command)
+    marks = words[words.index("-m") + 1]
+    return marks, [word for word in words if word == "tests" or word.startswith("plugins/")]
+
+
+def runs(env: str, suite: str) -> bool:
+    """Whether the tox env ``env`` runs the test directory ``suite``."""
+    paths = pytest_run(env)[1] or PYPROJECT["tool"]["pytest"]["ini_options"]["testpaths"]
+    return suite in paths
+
+
+def test_the_core_suite_runs_on_every_python() -> None:
+    assert PY_ENVS == ["py39", "py310", "py311", "py312", "py313"]
+    for env in PY_ENVS:
+        assert runs(env, "tests"), env
+
+
+def test_each_provider_suite_runs_on_the_oldest_and_newest_python_it_supports() -> None:
+    for project in sorted((ROOT / "plugins").glob("*/pyproject.toml")):
+        metadata = tomllib.loads(project.read_text(encoding="utf-8"))["project"]
+        oldest = re.fullmatch(r">=3\.(\d+)", metadata["requires-python"])
+        assert oldest is not None, project
+        suite = f"plugins/{project.parent.name}/tests"
+        assert runs(f"py3{oldest[1]}", suite), suite
+        assert runs(PY_ENVS[-1], suite), suite
+
+
+def test_the_slow_tests_run_on_the_oldest_and_newest_python_only() -> None:
+    for env in PY_ENVS:
+        marks = pytest_run(env)[0]
+        if env in (PY_ENVS[0], PY_ENVS[-1]):
+            assert marks == "not browser", env
+        else:
+            assert marks == "not browser and not slow", env
+
+
+def fenced(text: str, language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```", text, re.MULTILINE | re.DOTALL)
+
+
+def test_ci_runs_the_readmes_test_command() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (block,) = [block for block in fenced(readme, "sh") if "tox" in block]
+    command = block.splitlines()[0]
+    assert command.startswith("python3 -m venv .tox-venv && "), command
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert ci[-1] == command
+
+
+def test_contributing_names_the_quick_loop() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    contributing = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    quick = '.venv/bin/pytest -n 2 -m "not slow and not browser"'
+    assert quick in readme
+    assert quick in contributing

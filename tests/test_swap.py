@@ -5,7 +5,7 @@ import threading
 from typing import Any
 
 import pytest
-from core_support import make_request
+from core_support import make_request, until
 
 from user_interaction import (
     AskUserQuestionAnswer,
@@ -61,7 +61,7 @@ def test_swap_loses_nothing(ui: UserInteraction, timeout: float | None) -> None:
 
     async def main() -> None:
         pending = asyncio.ensure_future(ui.ask(make_request("p"), timeout=timeout))
-        await asyncio.sleep(0.01)
+        await until(lambda: old.asked, "the old provider has the ask")
         ui.swap(new)
         assert ui.provider is new
         assert tag(await ui.ask(make_request("n"), timeout=timeout)) == "new"
@@ -97,9 +97,9 @@ def test_queued_asks_move_to_the_new_provider_in_order(
 
     async def main() -> None:
         first = asyncio.ensure_future(ui.ask(make_request("first")))
-        await asyncio.sleep(0.01)
+        await until(lambda: old.asked, "the old provider has the first ask")
         queued = [asyncio.ensure_future(ui.ask(make_request(f"q{n}"))) for n in range(5)]
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0)  # each ran its first step: queued behind the first
         assert old.asked == ["first"]
         ui.swap(new)
         answers = await asyncio.gather(*queued)

@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 import pytest
+from core_support import until
 
 from user_interaction import (
     ASK_ABORTED,
@@ -360,10 +361,10 @@ def test_abort_ends_a_wait_at_once(spec: Any) -> None:
 
     async def main() -> None:
         task = asyncio.ensure_future(provider.ask(request(PKG, signal=controller.signal)))
-        await asyncio.sleep(0.05)
+        await until(lambda: provider.requests, "the provider has the ask")
         controller.abort()
         with pytest.raises(UserInteractionError) as info:
-            await asyncio.wait_for(task, 5)  # the provider itself stops, not only the manager
+            await asyncio.wait_for(task, 60)  # the provider itself stops, not only the manager
         assert info.value.code == ASK_ABORTED
 
     asyncio.run(main())
@@ -393,10 +394,10 @@ def test_dispose_ends_pending_asks_and_the_provider_can_serve_again() -> None:
 
     async def main() -> None:
         task = asyncio.ensure_future(provider.ask(request(PKG)))
-        await asyncio.sleep(0.02)
+        await until(lambda: provider.requests, "the provider has the ask")
         provider.dispose()
         with pytest.raises(UserInteractionError) as info:
-            await asyncio.wait_for(task, 5)
+            await asyncio.wait_for(task, 60)
         assert info.value.code == PROVIDER_DISPOSED
 
     asyncio.run(main())

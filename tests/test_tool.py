@@ -1301,18 +1301,21 @@ def check_arguments(raw: object, limits: ToolLimits | None = None) -> None:
 _SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.slow
 @_SETTINGS
 @given(json_values)
 def test_property_any_json_value(raw: object) -> None:
     check_arguments(raw)
 
 
+@pytest.mark.slow
 @_SETTINGS
 @given(near_valid())
 def test_property_near_valid_arguments(raw: object) -> None:
     check_arguments(raw)
 
 
+@pytest.mark.slow
 @_SETTINGS
 @given(
     near_valid(),
@@ -1328,6 +1331,7 @@ def test_property_near_valid_arguments_with_limits(raw: object, limits: ToolLimi
     check_arguments(raw, limits)
 
 
+@pytest.mark.slow
 @_SETTINGS
 @given(st.text() | st.binary())
 def test_property_any_string(raw: str | bytes) -> None:
@@ -1339,6 +1343,7 @@ def test_property_any_string(raw: str | bytes) -> None:
         validate_request(result)
 
 
+@pytest.mark.slow
 @_SETTINGS
 @given(st.text())
 def test_property_any_id_text(text: str) -> None:

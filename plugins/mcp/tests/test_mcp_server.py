@@ -11,6 +11,7 @@ from typing import Any
 
 import mcp
 import pytest
+from child_support import completed
 from mcp import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from mcp_client_support import PATIENCE, child_env
@@ -151,7 +152,7 @@ def test_over_stdio_provider_and_options_are_named(tmp_path: Path) -> None:
 
 def run_command(*arguments: str, env: dict[str, str]) -> Any:
     """Run the command with no controlling terminal and stdin a pipe; it must end by itself."""
-    return subprocess.run(
+    done = subprocess.run(
         [sys.executable, *server_command(*arguments)],
         check=False,
         input="",
@@ -161,6 +162,7 @@ def run_command(*arguments: str, env: dict[str, str]) -> Any:
         timeout=PATIENCE,
         start_new_session=True,  # no controlling terminal, as under most MCP clients
     )
+    return completed(done)
 
 
 @pytest.mark.parametrize("how", ["--provider", "environment"])
@@ -192,7 +194,7 @@ def test_the_client_leaving_ends_the_server(tmp_path: Path) -> None:
 
 def run_python(*arguments: str) -> subprocess.CompletedProcess[str]:
     """``python ARGUMENTS`` to its end, its output captured."""
-    return subprocess.run(
+    done = subprocess.run(
         [sys.executable, *arguments],
         check=False,
         capture_output=True,
@@ -200,6 +202,7 @@ def run_python(*arguments: str) -> subprocess.CompletedProcess[str]:
         env=child_env(),
         timeout=PATIENCE,
     )
+    return completed(done)
 
 
 def test_the_core_command_that_cannot_import_the_server_says_so_in_one_line() -> None:

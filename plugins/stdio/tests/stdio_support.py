@@ -96,6 +96,13 @@ class Session:
             self.expect("> ")
             self.type(line)
 
+    def taken(self, echo: str) -> None:
+        """On a terminal, wait until its line discipline has what was typed (it shows
+        ``echo``, its echo): a pseudo-terminal takes input asynchronously. Through a pipe
+        the child's end holds it as soon as it is written."""
+        if self.mode == "tty":
+            self.expect(echo)
+
     def end_input(self) -> None:
         self.child.sendeof()
 

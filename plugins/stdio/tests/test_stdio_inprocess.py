@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any, Callable
 
 import pytest
+from child_support import child_stderr
 from user_interaction_stdio import StdioProvider
 
 from user_interaction import (
@@ -432,7 +433,7 @@ def test_a_process_without_stdout_aborts_the_ask_clearly(tmp_path: Any) -> None:
         timeout=60,
         check=False,
     )
-    assert (done.returncode, done.stderr) == (
+    assert (done.returncode, child_stderr(done.stderr)) == (
         0,
         "ASK_ABORTED: There is no output stream to show the question on (stdout is closed).\n",
     )

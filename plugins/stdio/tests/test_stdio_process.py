@@ -10,7 +10,6 @@ import re
 import shlex
 import signal
 import sys
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -246,7 +245,7 @@ def test_typeahead_answers_the_next_question_only_through_a_pipe(stdio_run: Any)
     session.answer("1")
     session.expect("HOLD 1")
     session.type("2")  # nothing asks for it yet
-    time.sleep(0.3)  # let the terminal take it before the next question is shown
+    session.taken("2")  # the terminal has it before the next question is shown
     session.signal(signal.SIGUSR1)
     session.expect("Question two?")
     if session.mode == "tty":
@@ -268,7 +267,9 @@ def test_typeahead_after_an_abort(stdio_run: Any) -> None:
     session.signal(signal.SIGUSR1)
     session.expect("HOLD 1")
     session.child.send("2\nx" if session.mode == "tty" else "2\n")
-    time.sleep(0.3)
+    # the echo of the line (by the reader still inside input(), which echoes itself) shows
+    # the terminal took the write; "x" came in the same write, so it has that too
+    session.taken("2\r\n")
     session.signal(signal.SIGUSR1)
     session.expect("Question two?")
     if session.mode == "tty":

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import pytest
 from browser_support import Tab
 from web_support import (
+    PROMPTLY,
     Agent,
     Client,
     error_of,
@@ -59,8 +60,8 @@ def test_check_1_radio_and_submit(tab: Tab, agent: Agent) -> None:
     card.get_by_role("radio", name="npm", exact=True).check()
     started = time.perf_counter()
     card.get_by_role("button", name="Submit").click()
-    answer = future.result(1.0)
-    assert time.perf_counter() - started < 1.0
+    answer = future.result(PROMPTLY)
+    assert time.perf_counter() - started < PROMPTLY
     assert answer.get("pkg").selected == ("npm",)  # type: ignore[union-attr]
     expect(tab.cards()).to_have_count(0)
 
@@ -71,7 +72,7 @@ def test_check_1_checkboxes_keep_the_offered_order(tab: Tab, agent: Agent) -> No
     card.get_by_role("checkbox", name="yarn", exact=True).check()
     card.get_by_role("checkbox", name="pnpm", exact=True).check()
     card.get_by_role("button", name="Submit").click()
-    assert future.result(2).get("pkg").selected == ("pnpm", "yarn")  # type: ignore[union-attr]
+    assert future.result(PROMPTLY).get("pkg").selected == ("pnpm", "yarn")  # type: ignore[union-attr]
 
 
 def test_check_1_other_text_replaces_the_choice(tab: Tab, agent: Agent) -> None:
@@ -83,14 +84,14 @@ def test_check_1_other_text_replaces_the_choice(tab: Tab, agent: Agent) -> None:
     first.get_by_role("textbox", name="Other answer").fill("bun, pinned")
     expect(first.get_by_role("radio", name="Other…")).to_be_checked()
     first.get_by_role("button", name="Submit").click()
-    item = single.result(2).get("one")
+    item = single.result(PROMPTLY).get("one")
     assert item is not None
     assert (item.selected, item.custom) == ((), "bun, pinned")
 
     second.get_by_role("checkbox", name="pnpm", exact=True).check()
     second.get_by_role("textbox", name="Other answer").fill("whatever CI has")
     second.get_by_role("button", name="Submit").click()
-    item = multi.result(2).get("many")
+    item = multi.result(PROMPTLY).get("many")
     assert item is not None
     assert (item.selected, item.custom) == ((), "whatever CI has")
 
@@ -103,7 +104,7 @@ def test_free_text_and_skipped_questions(tab: Tab, agent: Agent) -> None:
     card = tab.card("What should the project be called?")
     card.get_by_role("textbox", name="Your answer").fill("Bike Shed")
     card.get_by_role("button", name="Submit").click()
-    answer = future.result(2)
+    answer = future.result(PROMPTLY)
     assert answer.get("name").custom == "Bike Shed"  # type: ignore[union-attr]
     pkg = answer.get("pkg")
     assert pkg is not None
@@ -111,7 +112,7 @@ def test_free_text_and_skipped_questions(tab: Tab, agent: Agent) -> None:
 
 
 def test_the_question_detail_and_descriptions_are_shown(tab: Tab, agent: Agent) -> None:
-    agent.ask(package_question(), timeout=10)
+    agent.ask(package_question())
     card = tab.card(QUESTION)
     for text in (
         "Package manager",
@@ -154,16 +155,16 @@ def test_check_3_abort_and_timeout_remove_the_card_from_every_tab(
         ask_id = tab.cards().first.get_attribute("data-ask-id")
         controller.abort()
         assert error_of(aborted).code == ASK_ABORTED
-        expect(tab.cards()).to_have_count(0, timeout=1000)
-        expect(other.cards()).to_have_count(0, timeout=1000)
+        expect(tab.cards()).to_have_count(0, timeout=PROMPTLY * 1000)
+        expect(other.cards()).to_have_count(0, timeout=PROMPTLY * 1000)
         assert tab.post({"askId": ask_id, "action": "cancel"})["status"] == 409
 
         timed_out = agent.ask(package_question(), timeout=0.5)
         expect(other.cards()).to_have_count(1)
         ask_id = other.cards().first.get_attribute("data-ask-id")
         assert error_of(timed_out).code == ASK_TIMEOUT
-        expect(tab.cards()).to_have_count(0, timeout=1000)
-        expect(other.cards()).to_have_count(0, timeout=1000)
+        expect(tab.cards()).to_have_count(0, timeout=PROMPTLY * 1000)
+        expect(other.cards()).to_have_count(0, timeout=PROMPTLY * 1000)
         late = {"askId": ask_id, "action": "accept", "answers": []}
         assert other.post(late)["status"] == 409
         assert other.errors == []
@@ -186,12 +187,12 @@ def test_check_4_reload_brings_every_pending_card_back(tab: Tab, agent: Agent) -
     assert tab.cards().nth(1).get_attribute("data-ask-id") == second_id  # arrival order kept
     tab.cards().nth(1).get_by_role("checkbox", name="npm", exact=True).check()
     tab.cards().nth(1).get_by_role("button", name="Submit").click()
-    assert second.result(2).get("second").selected == ("npm",)  # type: ignore[union-attr]
+    assert second.result(PROMPTLY).get("second").selected == ("npm",)  # type: ignore[union-attr]
     expect(tab.cards()).to_have_count(1)
     assert not first.done()
     tab.cards().first.get_by_role("radio", name="yarn", exact=True).check()
     tab.cards().first.get_by_role("button", name="Submit").click()
-    assert first.result(2).get("first").selected == ("yarn",)  # type: ignore[union-attr]
+    assert first.result(PROMPTLY).get("first").selected == ("yarn",)  # type: ignore[union-attr]
 
 
 # -- 5. two tabs -----------------------------------------------------------------------------
@@ -207,8 +208,8 @@ def test_check_5_an_answer_in_one_tab_removes_the_card_from_the_other(
         ask_id = other.cards().first.get_attribute("data-ask-id")
         tab.card(QUESTION).get_by_role("radio", name="pnpm", exact=True).check()
         tab.card(QUESTION).get_by_role("button", name="Submit").click()
-        assert future.result(2).get("pkg").selected == ("pnpm",)  # type: ignore[union-attr]
-        expect(other.cards()).to_have_count(0, timeout=1000)
+        assert future.result(PROMPTLY).get("pkg").selected == ("pnpm",)  # type: ignore[union-attr]
+        expect(other.cards()).to_have_count(0, timeout=PROMPTLY * 1000)
         again = {"askId": ask_id, "action": "accept", "answers": [{"id": "pkg"}]}
         assert other.post(again)["status"] == 409
         assert other.errors == []
@@ -249,7 +250,7 @@ def test_check_6_invalid_answers_are_422_and_the_ask_stays_pending(tab: Tab, age
     assert not future.done()
     card.get_by_role("radio", name="yarn", exact=True).check()
     card.get_by_role("button", name="Submit").click()
-    assert future.result(2).get("pkg").selected == ("yarn",)  # type: ignore[union-attr]
+    assert future.result(PROMPTLY).get("pkg").selected == ("yarn",)  # type: ignore[union-attr]
 
 
 # -- 7 and 8. the guards, as the browser meets them ------------------------------------------
@@ -258,7 +259,7 @@ def test_check_6_invalid_answers_are_422_and_the_ask_stays_pending(tab: Tab, age
 def test_check_7_a_page_without_the_token_sees_nothing(
     browser: Browser, provider: WebProvider, agent: Agent
 ) -> None:
-    agent.ask(package_question(), timeout=10)
+    agent.ask(package_question())
     url = provider.start()
     stranger = Tab(browser, url, connected=False)
     try:
@@ -278,7 +279,7 @@ def test_check_7_a_page_without_the_token_sees_nothing(
 def test_check_8_every_response_carries_the_security_headers_and_csp_holds(
     browser: Browser, provider: WebProvider, agent: Agent
 ) -> None:
-    agent.ask(package_question(), timeout=10)
+    agent.ask(package_question())
     context = browser.new_context()
     page = context.new_page()
     headers: dict[str, dict[str, str]] = {}
@@ -325,7 +326,7 @@ def test_check_9_markup_in_model_text_stays_text(tab: Tab, agent: Agent) -> None
     assert card.get_by_role("button").count() == 3  # Cancel, Decline, Submit
     card.get_by_role("radio", name=label, exact=True).check()
     card.get_by_role("button", name="Submit").click()
-    assert future.result(2).get("evil").selected == (label,)  # type: ignore[union-attr]
+    assert future.result(PROMPTLY).get("evil").selected == (label,)  # type: ignore[union-attr]
     assert tab.page.evaluate("() => window.owned") is None
 
 
@@ -349,8 +350,8 @@ def test_check_10_dispose_with_a_page_open_fails_the_ask_and_frees_the_port(
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             probe.bind(("127.0.0.1", port))
             probe.listen()
-        assert time.perf_counter() - started < 1.0
-        expect(tab.page.locator("#status")).to_have_text("Reconnecting…", timeout=1000)
+        assert time.perf_counter() - started < PROMPTLY
+        expect(tab.page.locator("#status")).to_have_text("Reconnecting…", timeout=PROMPTLY * 1000)
     finally:
         agent.close()
     tab.forget_errors()  # the page's reconnection attempts fail, as they should
@@ -388,7 +389,7 @@ def test_the_focused_options_preview_is_shown_on_single_and_multi_select(
         tab.page.mouse.move(0, 0)
         expect(preview).to_contain_text("Preview of pnpm")
     card.get_by_role("button", name="Submit").click()
-    answer = future.result(2)
+    answer = future.result(PROMPTLY)
     assert answer.get("one").selected == ("pnpm",)  # type: ignore[union-attr]
     assert answer.get("many").selected == ("pnpm",)  # type: ignore[union-attr]
 
@@ -402,7 +403,7 @@ def id_of(locator: object) -> str:
 def test_previews_sit_beside_the_options_or_under_them_on_narrow_screens(
     browser: Browser, provider: WebProvider, agent: Agent
 ) -> None:
-    agent.ask(previewed_question(), timeout=10)
+    agent.ask(previewed_question())
     for width, beside in ((1000, True), (420, False)):
         tab = Tab(browser, provider.start(), viewport={"width": width, "height": 800})
         try:
@@ -470,7 +471,7 @@ def test_markdown_previews_render_safely(tab: Tab, agent: Agent) -> None:
     assert tab.page.evaluate("() => window.owned") is None
     card.get_by_role("radio", name="evil", exact=True).check()
     card.get_by_role("button", name="Submit").click()
-    assert future.result(2).get("evil").selected == ("evil",)  # type: ignore[union-attr]
+    assert future.result(PROMPTLY).get("evil").selected == ("evil",)  # type: ignore[union-attr]
     assert tab.page.evaluate("() => window.owned") is None
 
 
@@ -490,7 +491,7 @@ def test_notes_typed_beside_a_selection_come_back(tab: Tab, agent: Agent) -> Non
     many.get_by_role("textbox", name="Notes (optional)").fill("yarn for the docs only")
     card.locator('fieldset[data-id="plain"]').get_by_role("radio", name="yarn").check()
     card.get_by_role("button", name="Submit").click()
-    answer = future.result(2)
+    answer = future.result(PROMPTLY)
     one_item, many_item, plain = answer.get("one"), answer.get("many"), answer.get("plain")
     assert one_item is not None
     assert many_item is not None
@@ -534,7 +535,7 @@ def test_notes_without_a_selection_are_flagged_and_never_sent(tab: Tab, agent: A
     assert not future.done()
     many_notes.fill("   ")  # blank notes are no notes
     card.get_by_role("button", name="Submit").click()
-    answer = future.result(2)
+    answer = future.result(PROMPTLY)
     one_item, many_item = answer.get("one"), answer.get("many")
     assert one_item is not None
     assert many_item is not None
@@ -553,7 +554,7 @@ def test_keyboard_only_answering(tab: Tab, agent: Agent) -> None:
     expect(tab.cards().first.get_by_role("radio", name="pnpm", exact=True)).to_be_focused()
     keyboard.press("ArrowDown")  # arrows move the choice within the group
     keyboard.press("Enter")
-    assert single.result(2).get("one").selected == ("npm",)  # type: ignore[union-attr]
+    assert single.result(PROMPTLY).get("one").selected == ("npm",)  # type: ignore[union-attr]
 
     multi = agent.ask(package_question("many", multi=True))
     card = tab.cards().first
@@ -564,7 +565,7 @@ def test_keyboard_only_answering(tab: Tab, agent: Agent) -> None:
     keyboard.press("Tab")
     keyboard.press("Space")  # yarn
     keyboard.press("Enter")
-    assert multi.result(2).get("many").selected == ("pnpm", "yarn")  # type: ignore[union-attr]
+    assert multi.result(PROMPTLY).get("many").selected == ("pnpm", "yarn")  # type: ignore[union-attr]
 
     other = agent.ask(package_question("typed"))
     card = tab.cards().first
@@ -572,7 +573,7 @@ def test_keyboard_only_answering(tab: Tab, agent: Agent) -> None:
     keyboard.press("Tab")  # from the radio group to the "Other" text box
     keyboard.type("deno")
     keyboard.press("Enter")
-    item = other.result(2).get("typed")
+    item = other.result(PROMPTLY).get("typed")
     assert item is not None
     assert (item.selected, item.custom) == ((), "deno")
 
@@ -588,7 +589,7 @@ def test_keyboard_only_answering(tab: Tab, agent: Agent) -> None:
 def test_the_title_counts_pending_questions(tab: Tab, agent: Agent) -> None:
     assert tab.page.title() == "user-interaction"
     first = agent.ask(package_question("first"))
-    agent.ask(package_question("second"), timeout=10)
+    agent.ask(package_question("second"))
     expect(tab.page).to_have_title("(2) questions · user-interaction")
     tab.card_for("first").get_by_role("button", name="Cancel").click()
     assert error_of(first).code == ASK_CANCELLED
@@ -619,8 +620,7 @@ def test_screenshot_of_two_pending_asks(
         for o in plain.options
     ]
     agent.ask(
-        AskUserQuestionItem("pkg", plain.question, plain.header, options, detail=plain.detail),
-        timeout=10,
+        AskUserQuestionItem("pkg", plain.question, plain.header, options, detail=plain.detail)
     )
     wait_until(lambda: len(client.snapshot()) == 1)  # the cards in a known order
     agent.ask(
@@ -634,8 +634,7 @@ def test_screenshot_of_two_pending_asks(
                 AskUserQuestionOption("docs", "build the site strictly"),
             ],
             multi_select=True,
-        ),
-        timeout=10,
+        )
     )
     tab = Tab(
         browser,

@@ -37,6 +37,11 @@ def package_question(id: str = "pkg", *, multi: bool = False) -> AskUserQuestion
     )
 
 
+#: "Promptly", in seconds: what takes milliseconds on an idle machine and can take a few
+#: seconds on a busy one, far below aiohttp's 60 s wait for open connections at shutdown
+#: that a page never told to go would cost.
+PROMPTLY = 10.0
+
 PREVIEWS = {
     "pnpm": "```sh\npnpm install --frozen-lockfile\n```\nStrict `node_modules`, **fast** installs.",
     "npm": "# npm\n\nShips with Node:\n\n- no extra install\n- `package-lock.json`",
@@ -93,7 +98,7 @@ class Client:
     ) -> Response:
         """One request on a fresh connection; with ``stream``, a 200 response is read only
         up to its first event (an event stream never ends)."""
-        connection = http.client.HTTPConnection(self.hostname, self.port, timeout=10)
+        connection = http.client.HTTPConnection(self.hostname, self.port, timeout=60)
         try:
             connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
             connection.putheader("Host", self.host if host is None else host)
@@ -156,7 +161,7 @@ class Stream:
     """An open event stream (one tab), read event by event."""
 
     def __init__(self, client: Client) -> None:
-        self.connection = http.client.HTTPConnection(client.hostname, client.port, timeout=10)
+        self.connection = http.client.HTTPConnection(client.hostname, client.port, timeout=60)
         self.connection.request("GET", f"/api/events?token={client.token}")
         self.response = self.connection.getresponse()
         assert self.response.status == 200
@@ -192,7 +197,7 @@ class Agent:
     def ask(
         self,
         *questions: AskUserQuestionItem,
-        timeout: float = 10.0,
+        timeout: float = 300.0,  # pending as long as the test may run, however busy the machine
         signal: AbortSignal | None = None,
     ) -> Future[AskUserQuestionAnswer]:
         request = AskUserQuestionRequest(questions, signal=signal)
@@ -203,14 +208,14 @@ class Agent:
         self.pool.shutdown(wait=True)
 
 
-def error_of(future: Future[Any], timeout: float = 5.0) -> UserInteractionError:
+def error_of(future: Future[Any], timeout: float = 60.0) -> UserInteractionError:
     """The error the ask in ``future`` ended with."""
     error = future.exception(timeout)
     assert isinstance(error, UserInteractionError), error
     return error
 
 
-def wait_until(predicate: Callable[[], object], timeout: float = 5.0, what: str = "") -> None:
+def wait_until(predicate: Callable[[], object], timeout: float = 60.0, what: str = "") -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
