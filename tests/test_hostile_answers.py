@@ -46,6 +46,7 @@ class Returns:
         return self.answer
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(custom=ANY_TEXT, notes=st.one_of(st.none(), ANY_TEXT))
 def test_any_text_in_an_answer_passes_the_rules_or_is_invalid_answer(
