@@ -103,6 +103,7 @@ def test_free_text_and_skipped_questions(tab: Tab, agent: Agent) -> None:
     card = tab.card("What should the project be called?")
     card.get_by_role("textbox", name="Your answer").fill("Bike Shed")
     card.get_by_role("button", name="Submit").click()
+    card.get_by_role("dialog").get_by_role("button", name="Send anyway").click()
     answer = future.result(2)
     assert answer.get("name").custom == "Bike Shed"  # type: ignore[union-attr]
     pkg = answer.get("pkg")
@@ -237,6 +238,7 @@ def test_check_6_invalid_answers_are_422_and_the_ask_stays_pending(tab: Tab, age
     expect(tab.cards()).to_have_count(1)
 
     # the page shows the server's refusal in the card, which stays usable
+    card.get_by_role("textbox", name="Your answer").fill("Shed")
     card.get_by_role("radio", name="npm", exact=True).evaluate("input => { input.value = 'bun' }")
     card.get_by_role("radio", name="npm", exact=True).check()
     tab.expect_status(422)
@@ -534,13 +536,137 @@ def test_notes_without_a_selection_are_flagged_and_never_sent(tab: Tab, agent: A
     assert not future.done()
     many_notes.fill("   ")  # blank notes are no notes
     card.get_by_role("button", name="Submit").click()
+    card.get_by_role("dialog").get_by_role("button", name="Send anyway").click()
     answer = future.result(2)
     one_item, many_item = answer.get("one"), answer.get("many")
     assert one_item is not None
     assert many_item is not None
     assert (one_item.selected, one_item.custom, one_item.notes) == (("npm",), None, "pin it")
     assert (many_item.selected, many_item.notes) == ((), None)
+    expect(tab.cards()).to_have_count(0)  # after the response, so the request was seen
     assert len(posts) == 1
+
+
+def test_enter_in_a_multi_line_box_makes_a_new_line_and_ctrl_enter_submits(
+    tab: Tab, agent: Agent
+) -> None:
+    posts: list[str] = []
+    tab.page.on(
+        "request", lambda request: posts.append(request.url) if request.method == "POST" else None
+    )
+    keyboard = tab.page.keyboard
+    future = agent.ask(
+        package_question("one"),
+        AskUserQuestionItem("name", "What should the project be called?"),
+        package_question("two"),
+    )
+    card = tab.card(QUESTION)
+    expect(card.locator("p.keys")).to_contain_text("in a multi-line box it starts a new line")
+    expect(card.get_by_role("button", name="Submit")).to_have_accessible_description(
+        re.compile("Ctrl\\+Enter submits from anywhere")
+    )
+    one = card.locator('fieldset[data-id="one"]')
+    one.get_by_role("radio", name="npm", exact=True).check()
+    notes = one.get_by_role("textbox", name="Notes (optional)")
+    notes.focus()
+    keyboard.type("but pin it")
+    keyboard.press("Enter")
+    keyboard.type("in CI")
+    free = card.get_by_role("textbox", name="Your answer")
+    free.focus()
+    keyboard.type("Bike")
+    keyboard.press("Enter")
+    keyboard.type("Shed")
+    expect(notes).to_have_value("but pin it\nin CI")
+    expect(free).to_have_value("Bike\nShed")
+    assert posts == []  # Enter in a multi-line box sent nothing
+    assert not future.done()
+    card.locator('fieldset[data-id="two"]').get_by_role("radio", name="yarn", exact=True).check()
+    notes.focus()
+    keyboard.press("Control+Enter")
+    answer = future.result(2)
+    one_item, name, two = answer.get("one"), answer.get("name"), answer.get("two")
+    assert one_item is not None
+    assert name is not None
+    assert two is not None
+    assert (one_item.selected, one_item.notes) == (("npm",), "but pin it\nin CI")
+    assert name.custom == "Bike\nShed"
+    assert two.selected == ("yarn",)
+
+    # Cmd+Enter (Meta) submits from a multi-line box as well
+    typed = agent.ask(AskUserQuestionItem("name", "What should the project be called?"))
+    free = tab.cards().first.get_by_role("textbox", name="Your answer")
+    free.focus()
+    keyboard.type("Shed")
+    keyboard.press("Meta+Enter")
+    assert typed.result(2).get("name").custom == "Shed"  # type: ignore[union-attr]
+
+
+def test_submitting_with_questions_unanswered_asks_first(tab: Tab, agent: Agent) -> None:
+    posts: list[str] = []
+    tab.page.on(
+        "request", lambda request: posts.append(request.url) if request.method == "POST" else None
+    )
+    keyboard = tab.page.keyboard
+    future = agent.ask(
+        package_question("one"),
+        AskUserQuestionItem("name", "What should the project be called?", header="Name"),
+        package_question("two"),
+    )
+    card = tab.card(QUESTION)
+    card.locator('fieldset[data-id="one"]').get_by_role("radio", name="npm", exact=True).check()
+    keyboard.press("Enter")  # on the checked radio: submit
+    dialog = card.get_by_role("dialog", name="Send with questions unanswered?")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_have_accessible_description(
+        "2 of 3 questions have no answer: the agent will see them as skipped."
+    )
+    expect(dialog.get_by_role("listitem")).to_have_text(
+        ["Name: What should the project be called?", f"Package manager: {QUESTION}"]
+    )
+    expect(dialog.get_by_role("button", name="Keep answering")).to_be_focused()
+    keyboard.press("Enter")  # the safe choice first: back to the form
+    expect(dialog).to_be_hidden()
+    expect(card.get_by_role("textbox", name="Your answer")).to_be_focused()
+    assert posts == []
+    assert not future.done()
+
+    keyboard.type("Bike Shed")
+    keyboard.press("Control+Enter")
+    expect(dialog).to_have_accessible_description(
+        "1 of 3 questions has no answer: the agent will see it as skipped."
+    )
+    keyboard.press("Escape")  # Esc closes it too, and goes to the question left
+    expect(dialog).to_be_hidden()
+    expect(
+        card.locator('fieldset[data-id="two"]').get_by_role("radio", name="pnpm", exact=True)
+    ).to_be_focused()
+    assert posts == []
+
+    card.get_by_role("button", name="Submit").click()
+    expect(dialog.get_by_role("button", name="Keep answering")).to_be_focused()
+    keyboard.press("Tab")
+    expect(dialog.get_by_role("button", name="Send anyway")).to_be_focused()
+    keyboard.press("Enter")
+    answer = future.result(2)
+    one, name, two = answer.get("one"), answer.get("name"), answer.get("two")
+    assert one is not None
+    assert name is not None
+    assert two is not None
+    assert (one.selected, name.custom, two.selected, two.custom) == (
+        ("npm",),
+        "Bike Shed",
+        (),
+        None,
+    )
+    expect(tab.cards()).to_have_count(0)  # after the response, so the request was seen
+    assert len(posts) == 1
+
+    # every question answered: no check, the answers go at once
+    answered = agent.ask(package_question("only"))
+    tab.cards().first.get_by_role("radio", name="yarn", exact=True).check()
+    tab.cards().first.get_by_role("button", name="Submit").click()
+    assert answered.result(2).get("only").selected == ("yarn",)  # type: ignore[union-attr]
 
 
 # -- the page as a whole ---------------------------------------------------------------------

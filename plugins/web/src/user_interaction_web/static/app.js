@@ -330,7 +330,6 @@
       fieldset.append(
         el("label", { for: id, className: "visually-hidden", text: "Your answer" }),
         el("textarea", { id, className: "free-text", rows: 3, placeholder: "Type your answer" }),
-        el("p", { className: "hint", text: "Enter sends the answer, Shift+Enter starts a new line." }),
       );
       return fieldset;
     }
@@ -467,29 +466,96 @@
     return panel;
   }
 
+  const MAC = /Mac|iPhone|iPad/.test(navigator.platform);
+  const SEND_KEYS = MAC ? "⌘+Enter" : "Ctrl+Enter";
+
   function renderAsk(ask) {
     const form = el("form", { className: "card", "data-ask-id": ask.askId, novalidate: true });
     ask.questions.forEach((question, i) => form.append(renderQuestion(ask.askId, question, i)));
     const error = el("p", { className: "error", role: "alert", hidden: true });
-    const submit = el("button", { type: "submit", className: "primary", text: "Submit" });
+    const keys = el("p", {
+      id: `${ask.askId}-keys`,
+      className: "hint keys",
+      text: `Enter on a choice or in a one-line box submits; in a multi-line box it starts a new line. ${SEND_KEYS} submits from anywhere.`,
+    });
+    const submit = el("button", { type: "submit", className: "primary", text: "Submit", "aria-describedby": keys.id });
     const cancel = el("button", { type: "button", "data-action": "cancel", text: "Cancel" });
     const decline = el("button", { type: "button", "data-action": "decline", text: "Decline" });
-    form.append(error, el("div", { className: "actions" }, cancel, decline, submit));
+    const confirm = renderConfirm(form, ask);
+    form.append(error, el("div", { className: "actions" }, keys, cancel, decline, submit), confirm.dialog);
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       const answers = collect(form, ask);
-      if (answers) send(form, ask.askId, "accept", answers);
+      if (!answers) return;
+      const skipped = ask.questions.filter((_, i) => !answers[i].selected.length && !answers[i].custom);
+      if (skipped.length) confirm.open(skipped, answers);
+      else send(form, ask.askId, "accept", answers);
     });
     cancel.addEventListener("click", () => send(form, ask.askId, "cancel"));
     decline.addEventListener("click", () => send(form, ask.askId, "decline"));
     form.addEventListener("keydown", (event) => {
-      const target = event.target;
-      if (event.key !== "Enter" || event.isComposing || target.tagName === "BUTTON") return;
-      if (target.tagName === "TEXTAREA" && event.shiftKey) return;
+      if (event.key !== "Enter" || event.isComposing || confirm.dialog.open) return;
+      const tag = event.target.tagName;
+      // Enter makes a new line in a multi-line box and presses a button; Ctrl/Cmd+Enter
+      // submits from anywhere
+      if (!(event.ctrlKey || event.metaKey) && (tag === "TEXTAREA" || tag === "BUTTON")) return;
       event.preventDefault();
       form.requestSubmit();
     });
     return form;
+  }
+
+  // The in-page check before sending with questions unanswered: they would reach the
+  // agent as skipped. A modal <dialog>: focus stays in it, Esc or "Keep answering" closes
+  // it and moves to the first unanswered question.
+  function renderConfirm(form, ask) {
+    const id = `${ask.askId}-confirm`;
+    const title = el("h2", { id: `${id}-title`, text: "Send with questions unanswered?" });
+    const text = el("p", { id: `${id}-text` });
+    const list = el("ul", { className: "skipped" });
+    const keep = el("button", { type: "button", text: "Keep answering" });
+    const sendAnyway = el("button", { type: "button", className: "primary", text: "Send anyway" });
+    const dialog = el(
+      "dialog",
+      { className: "confirm", "aria-labelledby": title.id, "aria-describedby": text.id },
+      title,
+      text,
+      list,
+      el("div", { className: "actions" }, keep, sendAnyway),
+    );
+    let answers = null;
+    let first = null; // the first unanswered question's fieldset
+    keep.addEventListener("click", () => dialog.close("keep"));
+    sendAnyway.addEventListener("click", () => dialog.close("send"));
+    dialog.addEventListener("close", () => {
+      if (dialog.returnValue === "send") {
+        send(form, ask.askId, "accept", answers);
+      } else if (first) {
+        const control = first.querySelector("input, textarea");
+        if (control) control.focus();
+      }
+    });
+    return {
+      dialog,
+      open(skipped, collected) {
+        answers = collected;
+        const n = skipped.length;
+        const total = ask.questions.length;
+        text.textContent =
+          total === 1
+            ? "The question has no answer: the agent will see it as skipped."
+            : `${n} of ${total} questions ${n === 1 ? "has" : "have"} no answer: the agent will see ${n === 1 ? "it" : "them"} as skipped.`;
+        list.replaceChildren(
+          ...skipped.map((question) =>
+            el("li", { text: question.header ? `${question.header}: ${question.question}` : question.question }),
+          ),
+        );
+        first = form.querySelector(`fieldset.question[data-id="${CSS.escape(skipped[0].id)}"]`);
+        dialog.returnValue = "";
+        dialog.showModal();
+        keep.focus();
+      },
+    };
   }
 
   // The answers as the server wants them; null (with the reason shown) when incomplete.
