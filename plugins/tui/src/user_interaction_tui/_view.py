@@ -166,33 +166,87 @@ def _review(form: Form) -> Body:
     return Body(out, cursor_line, indents)
 
 
-def preview(form: Form) -> str | None:
-    """The focused option's preview, as plain text (Markdown shown as written)."""
+def preview(form: Form, *, alone: bool = False) -> Body:
+    """The focused option's preview, as plain text (Markdown shown as written), or a word
+    that it has none (the panel stays, so the split does not jump). ``alone`` (in place
+    of the options) names the option first."""
+    out: Fragments = []
+    row = form.page.row
+    if alone and isinstance(row, int):
+        label = visible(form.page.item.options[row].label)
+        out += [("class:counter", f"Preview of {row + 1}. {label}"), ("", "\n")]
     text = form.focused_preview()
-    return None if text is None else visible(text.rstrip("\n"), multiline=True)
-
-
-def footer(form: Form) -> Fragments:
-    """The keys that work now, and the message of the last key, if any."""
-    if form.field is not None:
-        keys = "Enter: confirm · Esc: close the field · Ctrl-C: cancel"
-        if form.batch:
-            keys += " · Tab: next"
-    elif form.reviewing:
-        keys = "↑/↓: move · Enter: open or submit · s: skip · ←/→: tabs · Esc: cancel"
+    if text is None:
+        out.append(("class:preview.none", "No preview for this option."))
     else:
-        options = bool(form.page.item.options)
-        keys = "↑/↓ j/k: move · Enter: pick"
-        if form.page.item.multi_select:
-            keys = "↑/↓ j/k: move · Space: tick · Enter: done"
-        if options:
-            keys += " · 1-9: jump · o: other · n: notes"
-        keys += " · s: skip"
+        out.append(("class:preview", visible(text.rstrip("\n"), multiline=True)))
+    return Body(out, 0, [])
+
+
+def _keys(form: Form, preview_key: bool) -> list[tuple[str, str]]:
+    """The keys of the screen, most needed first: (long form, short form). A footer too
+    narrow for all of them drops the last ones (every key still works)."""
+    if form.field is not None:
+        keys = [("Enter: confirm", "Enter: confirm"), ("Esc: close the field", "Esc: close")]
         if form.batch:
-            keys += " · ←/→ Tab: questions"
-        keys += " · Esc: cancel"
+            keys.append(("Tab: next", "Tab: next"))
+        keys.append(("Ctrl-C: cancel", "Ctrl-C: cancel"))
+        return keys
+    if form.reviewing:
+        return [
+            ("↑/↓: move", "↑↓: move"),
+            ("Enter: open or submit", "Enter: open/submit"),
+            ("s: skip", "s: skip"),
+            ("←/→: tabs", "←→: tabs"),
+        ]
+    page = form.page
+    keys = [("↑/↓ j/k: move", "↑↓: move")]
+    if page.item.multi_select:
+        keys += [("Space: tick", "Space: tick"), ("Enter: done", "Enter: done")]
+    else:
+        keys.append(("Enter: pick", "Enter: pick"))
+    if preview_key:
+        keys.append(("p: options" if form.preview_open else "p: preview",) * 2)
+    if form.batch:
+        keys.append(("←/→ Tab: questions", "←→: questions"))
+    if page.item.options:
+        keys += [("o: other", "o: other"), ("n: notes", "n: notes")]
+    keys.append(("s: skip", "s: skip"))
+    if page.item.options:
+        keys.append(("1-9: jump", "1-9: jump"))
+    return keys
+
+
+def footer(
+    form: Form, width: int = 1 << 30, lines: int = 1, *, preview_key: bool = False
+) -> Fragments:
+    """The keys that work now, in at most ``lines`` lines of ``width`` cells, never cut
+    inside a key (the long forms, else the short ones, else fewer keys), and the message
+    of the last key, if any. With ``preview_key``, "p" shows the preview in place of the
+    options (a small screen)."""
+    keys = _keys(form, preview_key)
+    last = [] if form.field is not None else [("Esc: cancel", "Esc: cancel")]
+    packed: list[str] = []
+    for count in range(len(keys), 0, -1):
+        for short in (0, 1):
+            packed = _pack([key[short] for key in keys[:count] + last], width)
+            if len(packed) <= lines:
+                break
+        if len(packed) <= lines:
+            break
     out: Fragments = []
     if form.message:
         out += [("class:message", form.message), ("", "\n")]
-    out.append(("class:hint", keys))
+    out.append(("class:hint", "\n".join(packed[:lines])))
     return out
+
+
+def _pack(items: list[str], width: int) -> list[str]:
+    """``items`` joined by " · " into lines of at most ``width`` characters."""
+    lines: list[str] = []
+    for item in items:
+        if lines and len(lines[-1]) + 3 + len(item) <= width:
+            lines[-1] += " · " + item
+        else:
+            lines.append(item)
+    return lines
