@@ -515,3 +515,37 @@ def test_a_small_screen_says_what_it_leaves_out(tui_run: Any) -> None:
     screen.frame(f"> ( ) 1. {ADAPTER}")
     session.press("esc")
     assert session.finish()[0] == {"index": 0, "error": "ASK_CANCELLED"}
+
+
+def test_the_time_left_counts_down_and_an_expired_ask_says_so(tui_run: Any) -> None:
+    session = tui_run(request(PKG, LINT), timeout=6)
+    screen = session.screen
+    first = screen.wait(lambda s: re.search(r"⏱ 0:0[1-6] left", s) is not None, "the time left")
+    start = int(re.findall(r"⏱ 0:0(\d) left", first)[0])
+    line = next(line for line in first.splitlines() if "⏱" in line)
+    assert line.startswith(" Package   Question 1 of 2   ⏱")  # beside the counter
+    screen.wait(  # a second later it says less, by itself (no key was pressed)
+        lambda s: any(f"⏱ 0:0{n} left" in s for n in range(start)), "the countdown"
+    )
+    raw = screen.in_raw("RESULT")
+    after = raw[raw.rindex(LEAVE_ALTERNATE_SCREEN) :]
+    assert (
+        "✗ Which package manager? (and 1 more) — the time to answer ran out; "
+        "no answer was sent." in after
+    )
+    assert session.finish()[0] == {"index": 0, "error": "ASK_TIMEOUT"}
+
+
+@pytest.mark.parametrize(
+    ("how", "why"),
+    [("abort", "the agent withdrew the question"), ("dispose", "the agent stopped asking")],
+)
+def test_a_withdrawn_ask_leaves_a_line_behind(tui_run: Any, how: str, why: str) -> None:
+    session = tui_run(request(PKG))
+    shown = session.screen.frame("Which package manager?")
+    assert "⏱" not in shown  # no time limit: no countdown
+    session.signal(signal.SIGUSR1 if how == "abort" else signal.SIGUSR2)
+    raw = session.screen.in_raw("RESULT")
+    after = raw[raw.rindex(LEAVE_ALTERNATE_SCREEN) :]
+    assert f"✗ Which package manager? — {why}; no answer was sent." in after
+    session.finish()

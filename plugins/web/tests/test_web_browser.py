@@ -143,6 +143,11 @@ def test_check_2_cancel_and_decline(tab: Tab, agent: Agent) -> None:
 # -- 3. the agent gives up -------------------------------------------------------------------
 
 
+def pending(tab: Tab) -> object:
+    """The cards still waiting for an answer (not the ones the agent gave up on)."""
+    return tab.page.locator("form.card:not([data-state=withdrawn])")
+
+
 def test_check_3_abort_and_timeout_remove_the_card_from_every_tab(
     browser: Browser, provider: WebProvider, tab: Tab, agent: Agent
 ) -> None:
@@ -155,21 +160,66 @@ def test_check_3_abort_and_timeout_remove_the_card_from_every_tab(
         ask_id = tab.cards().first.get_attribute("data-ask-id")
         controller.abort()
         assert error_of(aborted).code == ASK_ABORTED
-        expect(tab.cards()).to_have_count(0, timeout=1000)
-        expect(other.cards()).to_have_count(0, timeout=1000)
+        for each in (tab, other):  # no longer pending; the card stays to say why
+            expect(pending(each)).to_have_count(0, timeout=1000)
+            expect(each.cards().get_by_role("alert")).to_have_text(
+                "The agent withdrew this question: nothing was sent."
+            )
+            each.cards().get_by_role("button", name="Dismiss").click()
+            expect(each.cards()).to_have_count(0)
         assert tab.post({"askId": ask_id, "action": "cancel"})["status"] == 409
 
         timed_out = agent.ask(package_question(), timeout=0.5)
         expect(other.cards()).to_have_count(1)
         ask_id = other.cards().first.get_attribute("data-ask-id")
         assert error_of(timed_out).code == ASK_TIMEOUT
-        expect(tab.cards()).to_have_count(0, timeout=1000)
-        expect(other.cards()).to_have_count(0, timeout=1000)
+        for each in (tab, other):
+            expect(pending(each)).to_have_count(0, timeout=1000)
+            expect(each.cards().get_by_role("alert")).to_contain_text("The time to answer ran out")
         late = {"askId": ask_id, "action": "accept", "answers": []}
         assert other.post(late)["status"] == 409
         assert other.errors == []
     finally:
         other.close()
+
+
+def test_the_time_left_counts_down_on_the_card(tab: Tab, agent: Agent) -> None:
+    agent.ask(package_question("limited"), timeout=30)
+    agent.ask(package_question("open"), timeout=None)  # type: ignore[arg-type]
+    timer = tab.card_for("limited").get_by_role("timer")
+    expect(timer).to_have_text(re.compile(r"^⏱ 0:(30|2\d) left to answer$"))
+    first = timer.text_content()
+    assert first is not None
+    # by itself, a second or so later (the page's own clock, no event from the agent)
+    expect(timer).not_to_have_text(first, timeout=3000)
+    expect(timer).to_have_text(re.compile(r"^⏱ 0:2\d left to answer$"))
+    expect(tab.card_for("open").get_by_role("timer")).to_have_count(0)  # no limit, no clock
+    tab.page.reload()  # a page opened later counts from what is left, not from the start
+    expect(tab.card_for("limited").get_by_role("timer")).to_have_text(
+        re.compile(r"^⏱ 0:2\d left to answer$")
+    )
+
+
+def test_an_expired_ask_keeps_what_was_typed_and_says_why(tab: Tab, agent: Agent) -> None:
+    future = agent.ask(package_question(), AskUserQuestionItem("name", "What name?"), timeout=3)
+    card = tab.card(QUESTION)
+    card.get_by_role("textbox", name="Other answer").fill("bun, half typed")
+    card.get_by_role("textbox", name="Your answer").focus()
+    tab.page.keyboard.type("Shed")
+    assert error_of(future).code == ASK_TIMEOUT
+    alert = card.get_by_role("alert")
+    expect(alert).to_have_text(
+        "The time to answer ran out: nothing was sent. What you typed is kept below to copy."
+    )
+    expect(card.get_by_role("textbox", name="Other answer")).to_have_value("bun, half typed")
+    expect(card.get_by_role("textbox", name="Your answer")).to_have_value("Shed")
+    expect(card.get_by_role("textbox", name="Your answer")).not_to_be_editable()
+    expect(card.get_by_role("button", name="Submit")).to_be_disabled()
+    expect(card.get_by_role("radio", name="npm", exact=True)).to_be_disabled()
+    expect(card.get_by_role("button", name="Dismiss")).to_be_focused()  # it had the focus
+    expect(tab.page).to_have_title("user-interaction")  # nothing is waiting any more
+    tab.page.keyboard.press("Enter")
+    expect(tab.cards()).to_have_count(0)
 
 
 # -- 4. reload -------------------------------------------------------------------------------

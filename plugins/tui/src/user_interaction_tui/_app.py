@@ -90,6 +90,8 @@ STYLE: Final = Style.from_dict(
         "separator": "fg:ansibrightblack",
         "more": "fg:ansibrightblack",
         "preview.none": "fg:ansibrightblack italic",
+        "time": "fg:ansibrightblack",
+        "time.soon": "bold fg:ansiyellow",
     }
 )
 
@@ -97,8 +99,9 @@ STYLE: Final = Style.from_dict(
 class Screen:
     """The layout and key bindings of one form."""
 
-    def __init__(self, form: Form) -> None:
+    def __init__(self, form: Form, time_left: Callable[[], float | None] | None = None) -> None:
         self.form = form
+        self.time_left = time_left or (lambda: None)
         self.done = False
         self.buffer = Buffer(multiline=False)
         self._drawn: tuple[int, _view.Body] = (-1, _view.Body([], 0, []))
@@ -129,7 +132,7 @@ class Screen:
             ]
         )
         self.field_window = Window(BufferControl(self.buffer), height=1)
-        self._title = _Text(lambda: _view.Body(_view.title(form), 0, []))
+        self._title = _Text(lambda: _view.Body(_view.title(form, self.time_left()), 0, []))
         field_label = FormattedTextControl(_styled(self._field_label))
         rule = Window(height=1, char="─", style="class:separator")
         self.layout = Layout(
@@ -457,10 +460,16 @@ class _Gate:
 
 
 def build(
-    form: Form, stdin: TextIO, stdout: TextIO
+    form: Form,
+    stdin: TextIO,
+    stdout: TextIO,
+    time_left: Callable[[], float | None] | None = None,
 ) -> tuple[Application[AskUserQuestionAnswer], Screen]:
-    """The application showing ``form`` on the terminal of ``stdin`` and ``stdout``."""
-    screen = Screen(form)
+    """The application showing ``form`` on the terminal of ``stdin`` and ``stdout``;
+    with ``time_left`` (seconds, or ``None`` for no limit) a countdown, redrawn each
+    second."""
+    screen = Screen(form, time_left)
+    counting = time_left is not None and time_left() is not None
     no_color = bool(os.environ.get("NO_COLOR"))
     app: Application[AskUserQuestionAnswer] = Application(
         layout=screen.layout,
@@ -472,6 +481,7 @@ def build(
         input=create_input(stdin),
         output=create_output(stdout),
         color_depth=ColorDepth.DEPTH_1_BIT if no_color else None,
+        refresh_interval=1.0 if counting else None,
     )
     app.ttimeoutlen = ESCAPE_WAIT
     screen.sync(app)  # a free-text question starts with its field open
@@ -488,7 +498,7 @@ async def run(
     they are restored again when the application has unwound, in every case.
     """
     gate = _Gate(stdout)
-    app, screen = build(form, stdin, cast("TextIO", gate))
+    app, screen = build(form, stdin, cast("TextIO", gate), signal.time_left)
     fd = _fileno(stdin)
     saved = _terminal_state(fd)
     loop = asyncio.get_running_loop()
@@ -509,6 +519,12 @@ async def run(
                 pass
         gate.close()
         _restore_terminal(fd, saved)
+        # the question does not just vanish: a line in the scrollback says what happened
+        try:
+            stdout.write(_view.withdrawn(form, signal.error().code) + "\n")
+            stdout.flush()
+        except Exception:  # a terminal that went away: nobody to tell
+            pass
 
     def on_signal() -> None:
         if threading.get_ident() == loop_thread:

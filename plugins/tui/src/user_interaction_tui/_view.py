@@ -13,7 +13,7 @@ from user_interaction.terminal import visible
 
 from ._form import Form, Page, Row, Status
 
-__all__ = ["Body", "body", "footer", "preview", "tabs", "title"]
+__all__ = ["Body", "body", "clock", "footer", "preview", "tabs", "title", "withdrawn"]
 
 Fragments = list[tuple[str, str]]
 
@@ -51,13 +51,29 @@ def tabs(form: Form) -> Fragments:
     return out
 
 
-def title(form: Form) -> Fragments:
-    """Above the options: the header as a label, the question, its detail."""
+def clock(seconds: float) -> str:
+    """``seconds`` left as ``m:ss`` (``h:mm:ss`` from an hour), rounded up: a countdown
+    shows 0:00 only when the time is up."""
+    whole = max(0, int(-(-seconds // 1)))
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def title(form: Form, time_left: float | None = None) -> Fragments:
+    """Above the options: the header as a label, the question, its detail; with
+    ``time_left`` (seconds), the time left to answer, on the first line."""
+    timer: Fragments = []
+    if time_left is not None:
+        style = "class:time.soon" if time_left < 60 else "class:time"
+        timer = [(style, f"⏱ {clock(time_left)} left")]
     if form.reviewing:
         out: Fragments = [("class:question", "Review your answers")]
         missing = len(form.unanswered())
         if missing:
             out.append(("class:unanswered", f"  ({missing} not answered yet)"))
+        if timer:
+            out += [("", "   "), *timer]
         return out
     page = form.page
     out = []
@@ -66,6 +82,8 @@ def title(form: Form) -> Fragments:
         out += [("class:header", f" {visible(header.strip())} "), ("", "  ")]
     if form.batch:
         out.append(("class:counter", f"Question {page.number} of {len(form.pages)}"))
+    if timer:
+        out += [("", "   "), *timer] if out else timer
     if out:
         out.append(("", "\n"))
     out.append(("class:question", visible(page.item.question)))
@@ -73,6 +91,21 @@ def title(form: Form) -> Fragments:
         out.append(("", "\n"))
         out.append(("class:detail", visible(page.item.detail, multiline=True)))
     return out
+
+
+_WITHDRAWN: Final = {
+    "ASK_TIMEOUT": "the time to answer ran out",
+    "PROVIDER_DISPOSED": "the agent stopped asking",
+}
+
+
+def withdrawn(form: Form, code: str) -> str:
+    """The line left on the terminal when an ask ends from outside (timeout, abort,
+    disposal): which question, and that no answer was sent."""
+    first = form.pages[0].item.question.strip().splitlines()[0] if form.pages else ""
+    more = f" (and {len(form.pages) - 1} more)" if len(form.pages) > 1 else ""
+    why = _WITHDRAWN.get(code, "the agent withdrew the question")
+    return f"✗ {visible(first)}{more} — {why}; no answer was sent."
 
 
 def body(form: Form) -> Body:

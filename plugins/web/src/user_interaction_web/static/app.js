@@ -471,6 +471,11 @@
 
   function renderAsk(ask) {
     const form = el("form", { className: "card", "data-ask-id": ask.askId, novalidate: true });
+    if (typeof ask.timeLeft === "number") {
+      // counted down on this page's own clock from what the agent had left when it sent
+      form.dataset.deadline = String(performance.now() + ask.timeLeft * 1000);
+      form.append(el("p", { className: "time-left", role: "timer" }));
+    }
     ask.questions.forEach((question, i) => form.append(renderQuestion(ask.askId, question, i)));
     const error = el("p", { className: "error", role: "alert", hidden: true });
     const keys = el("p", {
@@ -485,6 +490,7 @@
     form.append(error, el("div", { className: "actions" }, keys, cancel, decline, submit), confirm.dialog);
     form.addEventListener("submit", (event) => {
       event.preventDefault();
+      if (form.dataset.state === "withdrawn") return;
       const answers = collect(form, ask);
       if (!answers) return;
       const skipped = ask.questions.filter((_, i) => !answers[i].selected.length && !answers[i].custom);
@@ -528,7 +534,9 @@
     keep.addEventListener("click", () => dialog.close("keep"));
     sendAnyway.addEventListener("click", () => dialog.close("send"));
     dialog.addEventListener("close", () => {
-      if (dialog.returnValue === "send") {
+      if (form.dataset.state === "withdrawn") {
+        // the agent gave up meanwhile: the notice has the focus
+      } else if (dialog.returnValue === "send") {
         send(form, ask.askId, "accept", answers);
       } else if (first) {
         const control = first.querySelector("input, textarea");
@@ -649,10 +657,83 @@
     cards.set(ask.askId, card);
     list.append(card);
     updateCount();
+    tick();
     if (document.activeElement === document.body || document.activeElement === null) {
       const first = card.querySelector("input, textarea");
       if (first) first.focus();
     }
+  }
+
+  // -- time left, and asks the agent gave up on -----------------------------------------
+
+  function clock(seconds) {
+    const whole = Math.max(0, Math.ceil(seconds));
+    const h = Math.floor(whole / 3600);
+    const m = Math.floor((whole % 3600) / 60);
+    const s = String(whole % 60).padStart(2, "0");
+    return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
+  }
+
+  let ticker = null;
+
+  function tick() {
+    let counting = false;
+    for (const card of cards.values()) {
+      const timer = card.querySelector(".time-left");
+      if (!timer) continue;
+      counting = true;
+      const left = (Number(card.dataset.deadline) - performance.now()) / 1000;
+      const text = `⏱ ${clock(left)} left to answer`;
+      if (timer.textContent !== text) timer.textContent = text;
+      timer.classList.toggle("soon", left < 60);
+    }
+    if (!counting && ticker !== null) {
+      clearInterval(ticker);
+      ticker = null;
+    } else if (counting && ticker === null) {
+      ticker = setInterval(tick, 1000);
+    }
+  }
+
+  const WITHDRAWN = {
+    ASK_TIMEOUT: "The time to answer ran out: nothing was sent.",
+    ASK_ABORTED: "The agent withdrew this question: nothing was sent.",
+    PROVIDER_DISPOSED: "The agent stopped asking: nothing was sent.",
+  };
+
+  // The agent gave up on an ask this page shows: the card stays, read-only, with what was
+  // typed still there to copy, and says why, until dismissed.
+  function expireAsk(askId, code) {
+    const card = cards.get(askId);
+    if (!card) return;
+    const hadFocus = card.contains(document.activeElement);
+    cards.delete(askId);
+    updateCount();
+    card.dataset.state = "withdrawn";
+    const dialog = card.querySelector("dialog");
+    if (dialog && dialog.open) dialog.close("withdrawn");
+    for (const control of card.querySelectorAll("input, textarea, button")) {
+      if (control.type === "text" || control.tagName === "TEXTAREA") control.readOnly = true;
+      else control.disabled = true;
+    }
+    const timer = card.querySelector(".time-left");
+    if (timer) timer.remove();
+    const typed = [...card.querySelectorAll("textarea, input[type=text]")].some((box) => box.value.trim());
+    const dismiss = el("button", { type: "button", text: "Dismiss" });
+    const notice = el(
+      "div",
+      { className: "notice" },
+      el("p", { role: "alert", text: (WITHDRAWN[code] || WITHDRAWN.ASK_ABORTED) + (typed ? " What you typed is kept below to copy." : "") }),
+      dismiss,
+    );
+    dismiss.addEventListener("click", () => {
+      card.remove();
+      const next = list.querySelector("form.card:not([data-state=withdrawn])");
+      const first = next && next.querySelector("input, textarea");
+      if (first) first.focus();
+    });
+    card.prepend(notice);
+    if (hadFocus) dismiss.focus();
   }
 
   function removeAsk(askId) {
@@ -687,7 +768,13 @@
     events.addEventListener("open", () => setStatus("connected", "Connected"));
     events.addEventListener("snapshot", (event) => applySnapshot(JSON.parse(event.data).asks));
     events.addEventListener("ask", (event) => addAsk(JSON.parse(event.data)));
-    events.addEventListener("withdraw", (event) => removeAsk(JSON.parse(event.data).askId));
+    events.addEventListener("withdraw", (event) => {
+      const { askId, code } = JSON.parse(event.data);
+      const card = cards.get(askId);
+      // a card this page is sending goes as usual; one the agent gave up on stays, saying so
+      if (code && card && !card.querySelector("button:disabled")) expireAsk(askId, code);
+      else removeAsk(askId);
+    });
     events.addEventListener("error", () => {
       if (events.readyState === EventSource.CLOSED) {
         setStatus("failed", "Not connected: open the full address the agent printed (it ends with #…).");
