@@ -386,6 +386,35 @@ def test_ask_request_file(site: Path, tmp_path: Path) -> None:
     }
 
 
+def test_ask_request_file_in_the_tool_form(site: Path, tmp_path: Path) -> None:
+    """The JSON a model gives the ask_user_question tool works too (``multi_select``)."""
+    tool_form = {
+        "questions": [
+            {
+                "id": "pkg",
+                "question": "Which?",
+                "options": [{"label": "pnpm"}, {"label": "npm"}],
+                "multi_select": True,
+            },
+            {"id": "note", "question": "Anything else?", "multi_select": False},
+        ]
+    }
+    path = request_file(tmp_path, tool_form)
+    done = ask(site, "--request", str(path), "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["answers"][1] == {
+        "id": "note",
+        "selected": [],
+        "custom": "typed",
+    }
+    # a mix of the two forms: the tool's reading says what to write instead
+    tool_form["questions"][1] = {"id": "note", "question": "Anything else?", "multiSelect": False}
+    done = ask(site, "--request", str(request_file(tmp_path, tool_form)))
+    assert done.returncode == EXIT_INVALID_REQUEST
+    assert_one_error_line(done.stderr, "INVALID_REQUEST")
+    assert "questions[1].multiSelect: unknown field, did you mean multi_select?" in done.stderr
+
+
 def test_ask_request_from_stdin(site: Path) -> None:
     done = run(
         "ask",

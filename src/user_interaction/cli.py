@@ -406,7 +406,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     ask.add_argument(
         "--request",
         metavar="FILE",
-        help="read a wire-format request (JSON) from FILE, or from stdin with '-'",
+        help="read a request (JSON, in the wire form or as the ask_user_question tool's "
+        "arguments) from FILE, or from stdin with '-'",
     )
     ask.add_argument(
         "--provider", "-p", metavar="NAME", help=f"the provider to ask (default: {PROVIDER_ENV})"
@@ -752,7 +753,9 @@ def _run_extensions(args: argparse.Namespace) -> int:
 
 
 def _read_request(source: str) -> AskUserQuestionRequest:
-    """The wire-format request in file ``source`` (``-``: stdin)."""
+    """The request in file ``source`` (``-``: stdin): in the wire form (``multiSelect``),
+    or as the model-facing tool's arguments (``multi_select``), read as the tool reads
+    them."""
     try:
         if source == "-":
             text = sys.stdin.read()
@@ -770,7 +773,19 @@ def _read_request(source: str) -> AskUserQuestionRequest:
         raise UserInteractionError(
             f"request: not valid JSON: {exc}", INVALID_REQUEST, cause=exc
         ) from exc
+    if _in_tool_form(data):
+        from .tool import parse_arguments
+
+        return parse_arguments(data)
     return AskUserQuestionRequest.from_dict(data)
+
+
+def _in_tool_form(data: object) -> bool:
+    """Whether a question of ``data`` uses the tool's own key, ``multi_select``."""
+    questions = data.get("questions") if isinstance(data, dict) else None
+    return isinstance(questions, list) and any(
+        isinstance(question, dict) and "multi_select" in question for question in questions
+    )
 
 
 def _option(text: str) -> AskUserQuestionOption:
