@@ -402,10 +402,57 @@ def test_check_10_dispose_with_a_page_open_fails_the_ask_and_frees_the_port(
             probe.bind(("127.0.0.1", port))
             probe.listen()
         assert time.perf_counter() - started < 1.0
-        expect(tab.page.locator("#status")).to_have_text("Reconnecting…", timeout=1000)
+        # the page says the agent is gone (not "Reconnecting…" for ever), and so does the card
+        expect(tab.page.locator("#status")).to_have_text(
+            "The agent has stopped asking: this page can be closed.", timeout=1000
+        )
+        expect(tab.cards().get_by_role("alert")).to_have_text(
+            "The agent stopped asking: nothing was sent."
+        )
+        expect(tab.cards().get_by_role("button", name="Submit")).to_be_disabled()
     finally:
         agent.close()
-    tab.forget_errors()  # the page's reconnection attempts fail, as they should
+    # and it stopped trying to reconnect: no failed requests in the console
+
+
+def test_a_sent_answer_leaves_a_receipt(tab: Tab, agent: Agent) -> None:
+    sent = agent.ask(package_question("one"), AskUserQuestionItem("name", "What name?"))
+    card = tab.card(QUESTION)
+    card.get_by_role("radio", name="npm", exact=True).check()
+    card.get_by_role("textbox", name="Your answer").fill("Shed")
+    card.get_by_role("button", name="Submit").click()
+    assert sent.result(2).get("one").selected == ("npm",)  # type: ignore[union-attr]
+    receipts = tab.page.locator(".receipt")
+    expect(receipts).to_have_text([f"✓ Sent to the agent: {QUESTION} (and 1 more)"])
+    expect(receipts.first).to_have_role("status")
+    cancelled = agent.ask(package_question("two"))
+    tab.card(QUESTION).get_by_role("button", name="Cancel").click()
+    assert error_of(cancelled).code == ASK_CANCELLED
+    expect(receipts).to_have_text(
+        [f"✓ Sent to the agent: {QUESTION} (and 1 more)", f"Cancelled: {QUESTION}"]
+    )
+    expect(tab.cards()).to_have_count(0)
+
+
+def test_the_page_keeps_its_width_when_a_card_with_previews_comes(
+    browser: Browser, provider: WebProvider, agent: Agent
+) -> None:
+    tab = Tab(browser, provider.start(), viewport={"width": 1280, "height": 900})
+    try:
+        agent.ask(package_question("plain"))
+        expect(tab.cards()).to_have_count(1)
+        main = tab.page.locator("main")
+        plain = main.bounding_box()
+        assert plain is not None
+        agent.ask(previewed_question("previewed"))
+        expect(tab.cards()).to_have_count(2)
+        both = main.bounding_box()
+        assert both is not None
+        # the layout does not narrow or widen (nor move sideways)
+        assert (both["x"], both["width"]) == (plain["x"], plain["width"])
+        assert tab.errors == []
+    finally:
+        tab.close()
 
 
 # -- option previews and answer notes ---------------------------------------------------------

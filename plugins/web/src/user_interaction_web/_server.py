@@ -149,7 +149,8 @@ class Server:
                 ask.future.set_exception(
                     UserInteractionError("The web provider was disposed.", PROVIDER_DISPOSED)
                 )
-        for page in self._pages:
+        for page in self._pages:  # say so, so the pages stop trying to reconnect
+            page.queue.put_nowait(_event("closed", {}))
             page.queue.put_nowait(None)
         if self._serving:
             await asyncio.wait(self._serving, timeout=1.0)

@@ -634,8 +634,12 @@
       setBusy(form, false);
       return;
     }
-    if (response.ok || response.status === 409) {
-      removeAsk(askId); // 409: answered in another tab, or withdrawn by the agent
+    if (response.ok) {
+      settleAsk(askId, action);
+      return;
+    }
+    if (response.status === 409) {
+      removeAsk(askId); // answered in another tab, or withdrawn by the agent
       return;
     }
     let message = `The agent refused the answer (${response.status}).`;
@@ -750,8 +754,39 @@
     }
   }
 
+  const SETTLED = {
+    accept: "✓ Sent to the agent:",
+    cancel: "Cancelled:",
+    decline: "Declined:",
+  };
+
+  // A card this page answered: a one-line receipt takes its place, so the person sees
+  // the answer went, instead of the card just disappearing.
+  function settleAsk(askId, action) {
+    const card = cards.get(askId);
+    if (!card) return;
+    const questions = [...card.querySelectorAll("fieldset.question .prompt")].map((p) => p.textContent);
+    const more = questions.length > 1 ? ` (and ${questions.length - 1} more)` : "";
+    const receipt = el("p", {
+      className: `receipt ${action}`,
+      role: "status",
+      text: `${SETTLED[action]} ${questions[0] || ""}${more}`,
+    });
+    const hadFocus = card.contains(document.activeElement);
+    card.after(receipt);
+    removeAsk(askId);
+    if (hadFocus && document.activeElement === document.body) {
+      receipt.setAttribute("tabindex", "-1"); // nothing else to go to: keep the place
+      receipt.focus();
+    }
+  }
+
   function applySnapshot(asks) {
     const open = new Set(asks.map((ask) => ask.askId));
+    // a card marked stopped while the connection was down is still open after all
+    for (const card of list.querySelectorAll("form.card[data-state=withdrawn]")) {
+      if (open.has(card.dataset.askId)) card.remove();
+    }
     for (const askId of [...cards.keys()]) if (!open.has(askId)) removeAsk(askId);
     for (const ask of asks) addAsk(ask); // cards already shown keep what was typed
   }
@@ -768,6 +803,12 @@
     events.addEventListener("open", () => setStatus("connected", "Connected"));
     events.addEventListener("snapshot", (event) => applySnapshot(JSON.parse(event.data).asks));
     events.addEventListener("ask", (event) => addAsk(JSON.parse(event.data)));
+    events.addEventListener("closed", () => {
+      // the agent let go of the page (it is shutting down): no reconnecting to nothing
+      events.close();
+      for (const askId of [...cards.keys()]) expireAsk(askId, "PROVIDER_DISPOSED");
+      setStatus("stopped", "The agent has stopped asking: this page can be closed.");
+    });
     events.addEventListener("withdraw", (event) => {
       const { askId, code } = JSON.parse(event.data);
       const card = cards.get(askId);
