@@ -819,6 +819,44 @@ def test_the_title_counts_pending_questions(tab: Tab, agent: Agent) -> None:
     expect(tab.page.locator("#empty")).to_be_hidden()
 
 
+def test_the_title_counts_questions_not_asks(tab: Tab, agent: Agent) -> None:
+    agent.ask(package_question("a"), package_question("b"), package_question("c"))
+    expect(tab.page).to_have_title("(3) questions · user-interaction")
+    agent.ask(package_question("d"))
+    expect(tab.page).to_have_title("(4) questions · user-interaction")
+
+
+def test_several_pending_asks_are_counted_with_a_way_to_each(
+    browser: Browser, provider: WebProvider, agent: Agent
+) -> None:
+    tab = Tab(browser, provider.start(), viewport={"width": 1280, "height": 700})
+    try:
+        jump = tab.page.get_by_role("navigation", name="Pending asks")
+        first = agent.ask(previewed_question("first"), package_question("more"))
+        expect(tab.cards()).to_have_count(1)
+        expect(jump).to_be_hidden()  # one ask: nothing to jump between
+        agent.ask(
+            AskUserQuestionItem("checks", "Which checks should run?", options=["lint", "tests"])
+        )
+        expect(jump).to_be_visible()
+        expect(jump).to_contain_text("2 asks waiting:")
+        expect(jump.get_by_role("button")).to_have_text(
+            [f"1. {QUESTION}", "2. Which checks should run?"]
+        )
+        second = tab.card_for("checks")
+        expect(second).not_to_be_in_viewport()  # far below the first one
+        jump.get_by_role("button", name="2. Which checks").click()
+        expect(second).to_be_in_viewport()
+        expect(second.get_by_role("radio", name="lint")).to_be_focused()
+        expect(jump).to_be_in_viewport()  # it stays at the top while scrolling
+        tab.card_for("first").get_by_role("button", name="Cancel").click()
+        assert error_of(first).code == ASK_CANCELLED
+        expect(jump).to_be_hidden()
+        assert tab.errors == []
+    finally:
+        tab.close()
+
+
 SCREENSHOT_PREVIEWS = {
     "pnpm": (
         "**pnpm** keeps one copy of each package and links it into `node_modules`.\n\n"

@@ -27,10 +27,34 @@
     status.textContent = text;
   }
 
+  // With several asks pending: how many, and a way to jump to each (they can be far apart).
+  const jump = el("nav", { className: "jump", "aria-label": "Pending asks", hidden: true });
+  list.before(jump);
+
   function updateCount() {
     const n = cards.size;
     empty.hidden = n > 0;
-    document.title = n ? `(${n}) ${n === 1 ? "question" : "questions"} · user-interaction` : "user-interaction";
+    let questions = 0;
+    for (const card of cards.values()) questions += card.querySelectorAll("fieldset.question").length;
+    document.title = questions
+      ? `(${questions}) ${questions === 1 ? "question" : "questions"} · user-interaction`
+      : "user-interaction";
+    jump.hidden = n < 2;
+    if (n < 2) {
+      jump.replaceChildren();
+      return;
+    }
+    const buttons = [...cards.values()].map((card, i) => {
+      const prompt = card.querySelector("fieldset.question .prompt");
+      const button = el("button", { type: "button", text: `${i + 1}. ${prompt ? prompt.textContent : ""}` });
+      button.addEventListener("click", () => {
+        card.scrollIntoView({ block: "start" });
+        const first = card.querySelector("input, textarea");
+        if (first) first.focus({ preventScroll: true });
+      });
+      return button;
+    });
+    jump.replaceChildren(el("span", { className: "jump-count", text: `${n} asks waiting:` }), ...buttons);
   }
 
   // -- Markdown, for option previews ------------------------------------------------------
