@@ -522,6 +522,60 @@ def test_previews_sit_beside_the_options_or_under_them_on_narrow_screens(
             tab.close()
 
 
+def test_the_tab_order_does_not_depend_on_the_focused_option(
+    browser: Browser, provider: WebProvider, agent: Agent
+) -> None:
+    wide = "```sh\n" + "pnpm install --frozen-lockfile " * 12 + "\n```"
+    agent.ask(
+        AskUserQuestionItem(
+            "pkg",
+            QUESTION,
+            options=[
+                AskUserQuestionOption("pnpm", preview=wide),  # its code scrolls sideways
+                AskUserQuestionOption("npm", preview="Ships with Node."),
+            ],
+        )
+    )
+    tab = Tab(browser, provider.start(), viewport={"width": 1000, "height": 800})
+    try:
+        card = tab.card(QUESTION)
+
+        def stops_after(label: str) -> list[str]:
+            card.get_by_role("radio", name=label, exact=True).focus()
+            expect(card.get_by_role("region", name="Preview")).to_contain_text(
+                "frozen-lockfile" if label == "pnpm" else "Ships with Node."
+            )
+            stops = []
+            for _ in range(4):
+                tab.page.keyboard.press("Tab")
+                stops.append(
+                    tab.page.evaluate(
+                        "() => { const e = document.activeElement;"
+                        " return e.getAttribute('aria-label') || e.labels?.[0]?.textContent"
+                        " || e.textContent; }"
+                    )
+                )
+            return stops
+
+        expected = ["Other answer", "Preview", "Notes (optional)", "Cancel"]
+        assert stops_after("pnpm") == expected
+        assert stops_after("npm") == expected
+        panel = card.get_by_role("region", name="Preview")
+        panel.focus()
+        card.get_by_role("radio", name="pnpm", exact=True).hover()  # show the wide one
+        tab.page.keyboard.press("End")
+        before = panel.evaluate("(e) => e.scrollLeft")
+        tab.page.keyboard.press("ArrowRight")  # the keys scroll the panel itself
+        expect(panel).not_to_have_js_property("scrollLeft", before)
+        for label in ("pnpm", "npm", "Other…"):  # big enough to hit, not 13 px
+            box = card.get_by_role("radio", name=label, exact=True).bounding_box()
+            assert box is not None
+            assert min(box["width"], box["height"]) >= 18, box
+        assert tab.errors == []
+    finally:
+        tab.close()
+
+
 def test_markdown_previews_render_safely(tab: Tab, agent: Agent) -> None:
     hostile = (
         "# Title <img src=x onerror=window.owned=1>\n\n"

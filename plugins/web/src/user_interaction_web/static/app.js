@@ -434,7 +434,16 @@
   // The preview panel of a question: the Markdown of the option the pointer is over, else
   // of the focused one, else of the last one checked, else of the first.
   function renderPreviews(name, options, inputs) {
-    const panel = el("div", { className: "preview", id: `${name}-preview`, role: "region", "aria-label": "Preview" });
+    // the panel is the one scroller of a preview (code and tables inside do not scroll on
+    // their own), and always a Tab stop: arrow keys scroll it, and the Tab order does not
+    // change with the option whose preview is shown
+    const panel = el("div", {
+      className: "preview",
+      id: `${name}-preview`,
+      role: "region",
+      "aria-label": "Preview",
+      tabindex: 0,
+    });
     const title = el("p", { className: "preview-title" });
     const body = el("div", { className: "preview-body" });
     panel.append(title, body);
