@@ -354,7 +354,8 @@ def test_in_tmux() -> None:
     finally:
         subprocess.run([*tmux, "kill-server"], check=False, capture_output=True)
     assert '"selected": ["ruff", "pylint"]' in shown.replace("\n", "")
-    assert "Which linters" not in shown  # the screen was taken away
+    assert "[ ] 2. mypy" not in shown  # the screen was taken away
+    assert "✓ [Checks] Which linters should run? → ruff, pylint" in shown  # its record stays
 
 
 # -- the review's request: a long question, emoji and CJK labels, wide previews -------------
@@ -549,3 +550,32 @@ def test_a_withdrawn_ask_leaves_a_line_behind(tui_run: Any, how: str, why: str) 
     after = raw[raw.rindex(LEAVE_ALTERNATE_SCREEN) :]
     assert f"✗ Which package manager? — {why}; no answer was sent." in after
     session.finish()
+
+
+def test_the_questions_and_answers_stay_in_the_scrollback(tui_run: Any) -> None:
+    session = tui_run(request(PKG, LINT, NAME), request(PKG))
+    screen = session.screen
+    screen.shows("Question 1 of 3")
+    session.press("2", " ", "n", "pin it", "enter", "enter")  # npm, with notes
+    screen.frame("Which linters should run?")
+    session.press("s")  # skipped
+    screen.shows("What is the project called?")
+    session.press("demo", "enter")
+    screen.frame("> Submit")
+    session.press("enter")
+    raw = screen.in_raw("RESULT")
+    after = raw[raw.rindex(LEAVE_ALTERNATE_SCREEN) :]
+    assert (
+        "✓ [Package] Which package manager? → npm (notes: pin it)\r\n"
+        "- [Checks] Which linters should run? → skipped\r\n"
+        "✓ [Name] What is the project called? → demo\r\n"
+    ) in after
+    screen.shows("Which package manager?")  # the second ask
+    session.press("esc")
+    results = session.finish()
+    raw = screen.raw()
+    assert (
+        "✗ [Package] Which package manager? → dismissed"
+        in raw[raw.rindex(LEAVE_ALTERNATE_SCREEN) :]
+    )
+    assert results[1] == {"index": 1, "error": "ASK_CANCELLED"}

@@ -536,17 +536,31 @@ async def run(
                 pass
 
     remove = signal.add_callback(on_signal)
+    record: list[str] = []
     try:
-        return await app.run_async(
+        answer = await app.run_async(
             pre_run=before_first_frame, set_exception_handler=False, handle_sigint=False
         )
+        record = _view.record(form, answer)
+        return answer
     except EOFError:
         raise UserInteractionError("End of input: no answer can be read.", ASK_ABORTED) from None
+    except UserInteractionError as error:
+        if error.code == ASK_CANCELLED and not signal.aborted:
+            record = _view.record(form, None)
+        raise
     finally:
         remove()
         gate.close()
         clear_typeahead(app.input)
         _restore_terminal(fd, saved)
+        # the screen is gone: what was asked and answered stays in the scrollback
+        if record:
+            try:
+                stdout.write("".join(line + "\n" for line in record))
+                stdout.flush()
+            except Exception:  # a terminal that went away: nobody to tell
+                pass
 
 
 # -- the terminal --------------------------------------------------------------------------

@@ -7,13 +7,16 @@ cheap to test. Model text always goes through :func:`user_interaction.terminal.v
 
 from __future__ import annotations
 
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from user_interaction.terminal import visible
 
 from ._form import Form, Page, Row, Status
 
-__all__ = ["Body", "body", "clock", "footer", "preview", "tabs", "title", "withdrawn"]
+if TYPE_CHECKING:
+    from user_interaction import AskUserQuestionAnswer
+
+__all__ = ["Body", "body", "clock", "footer", "preview", "record", "tabs", "title", "withdrawn"]
 
 Fragments = list[tuple[str, str]]
 
@@ -106,6 +109,29 @@ def withdrawn(form: Form, code: str) -> str:
     more = f" (and {len(form.pages) - 1} more)" if len(form.pages) > 1 else ""
     why = _WITHDRAWN.get(code, "the agent withdrew the question")
     return f"✗ {visible(first)}{more} — {why}; no answer was sent."
+
+
+def record(form: Form, answer: AskUserQuestionAnswer | None) -> list[str]:
+    """What stays on the terminal once the screen is gone: a line per question with its
+    answer (``None``: the human dismissed the ask)."""
+    lines = []
+    for page in form.pages:
+        header = page.item.header
+        label = f"[{visible(header.strip())}] " if header and header.strip() else ""
+        question = label + visible(page.item.question.strip().splitlines()[0])
+        if answer is None:
+            lines.append(f"✗ {question} → dismissed")
+            continue
+        item = answer.get(page.item.id)
+        if item is None or (not item.selected and item.custom is None):
+            lines.append(f"- {question} → skipped")
+        elif item.custom is not None:
+            lines.append(f"✓ {question} → {visible(item.custom)}")
+        else:
+            text = ", ".join(visible(label) for label in item.selected)
+            notes = f" (notes: {visible(item.notes)})" if item.notes else ""
+            lines.append(f"✓ {question} → {text}{notes}")
+    return lines
 
 
 def body(form: Form) -> Body:
