@@ -218,7 +218,9 @@ def test_providers_check_reports_load_failures(site: Path) -> None:
     rows = {line.split()[0]: line.split() for line in done.stdout.splitlines() if line.strip()}
     assert rows["cli-test"][-1] == "yes"
     assert rows["cli-test-broken"][-1] == "no"
-    why = [line for line in done.stdout.splitlines() if line.startswith("cli-test-broken:")]
+    # each reason is one paragraph, its continuation lines indented
+    paragraphs = done.stdout.replace("\n    ", " ").splitlines()
+    why = [line for line in paragraphs if line.startswith("cli-test-broken:")]
     assert len(why) == 1
     assert "PROVIDER_LOAD_FAILED" in why[0]
     assert "cli_test_no_such_dependency" in why[0]
@@ -258,6 +260,53 @@ def test_the_only_installed_provider_is_the_default(
     out = capsys.readouterr().out
     assert [row[:2] for row in marked_rows(out)] == [["*", "solo"]]
     assert "* default: the only installed provider" in out
+
+
+def test_providers_check_fits_the_width_and_reads_reasons_as_prose(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from distfactory import make_dist
+
+    make_dist(
+        tmp_path,
+        "a-distribution",
+        entry_points={
+            "named-only": "named_only_module:Provider",
+            "broken-with-a-long-name": "no_such_module_with_a_long_name_at_all:Provider",
+        },
+        modules={
+            "named_only_module.py": """
+                class Provider:
+                    @staticmethod
+                    def available():
+                        \"\"\"Never chosen implicitly: a host names it (``use("x")``).\"\"\"
+                        return False
+            """
+        },
+    )
+    isolated(monkeypatch, tmp_path)
+    monkeypatch.setenv("COLUMNS", "100")
+    assert main(["providers", "--check"]) == EXIT_NO_PROVIDER
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0].split() == ["NAME", "DISTRIBUTION", "VERSION", "PRIORITY", "AVAILABLE", "LOADS"]
+    assert all(len(line) <= 100 for line in lines), out
+    # the reason as prose: no reStructuredText backticks
+    assert (
+        'named-only: unavailable here: Never chosen implicitly: a host names it (use("x")).' in out
+    )
+    failure = out[out.index("broken-with-a-long-name: PROVIDER_LOAD_FAILED") :]
+    assert "\n    " in failure  # a long reason continues, indented, on the next line
+
+
+def test_ask_help_has_examples_and_says_how_the_provider_is_chosen() -> None:
+    done = run("ask", "--help")
+    assert done.returncode == 0
+    text = " ".join(done.stdout.split())
+    assert "examples: user-interaction ask " in text
+    assert "answer=$(user-interaction ask " in text
+    assert f"by default the one {PROVIDER_ENV} names, else the only one installed" in text
+    assert "providers --check' shows which" in text
 
 
 # -- ask: answers -----------------------------------------------------------------------

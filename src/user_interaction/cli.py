@@ -27,7 +27,9 @@ import argparse
 import json
 import logging
 import os
+import shutil
 import sys
+import textwrap
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Final, Iterator, Sequence, TextIO
 
@@ -295,6 +297,16 @@ def _count(text: str) -> int:
     return value
 
 
+_ASK_EXAMPLES: Final = """\
+examples:
+  user-interaction ask "Deploy to production?" -o Yes -o No
+  answer=$(user-interaction ask "Which package manager?" -o pnpm -o "npm=the default")
+  user-interaction ask "Which checks?" --multi -o lint -o tests --json
+  user-interaction ask "Release name?" --provider web --timeout 300
+  user-interaction ask --request request.json    # wire JSON, or the tool's arguments
+
+"""
+
 _EXIT_EPILOG: Final = """\
 exit status:
   0    answered (or the command succeeded)
@@ -385,7 +397,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "the custom text, one per line (the wire JSON with --json). Only the answer goes "
         "to stdout: when stdout is not a terminal, whatever the provider prints there "
         "goes to stderr, so answer=$(user-interaction ask ...) works.",
-        epilog=_EXIT_EPILOG,
+        epilog=_ASK_EXAMPLES + _EXIT_EPILOG,
         formatter_class=formatter,
     )
     ask.add_argument("question", nargs="?", metavar="QUESTION", help="the question to ask")
@@ -410,7 +422,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "arguments) from FILE, or from stdin with '-'",
     )
     ask.add_argument(
-        "--provider", "-p", metavar="NAME", help=f"the provider to ask (default: {PROVIDER_ENV})"
+        "--provider",
+        "-p",
+        metavar="NAME",
+        help=f"the provider to ask; by default the one {PROVIDER_ENV} names, else the only "
+        "one installed, else the available one of highest priority (e.g. tui on a "
+        "terminal, else stdio, else web): 'user-interaction providers --check' shows which",
     )
     add_provider_option(ask)
     ask.add_argument("--timeout", type=seconds, metavar="SECONDS", help="give up after SECONDS")
@@ -632,6 +649,10 @@ def _print_providers_table(
     ]
     checks = None if checked is None else [result.error for result in checked]
     if checked is not None:
+        # the entry point is in the plain listing: without it the table fits 100 columns
+        del header[4]
+        for cells in table:
+            del cells[4]
         header.extend(["PRIORITY", "AVAILABLE", "LOADS"])
         for cells, result in zip(table, checked):
             ranking = result.ranking
@@ -667,12 +688,25 @@ def _print_providers_table(
         _print()
     for info, ranking in unavailable:
         reason = ranking.reason or "available() is false"
-        _print(f"{_one_line(info.name)}: unavailable here: {_one_line(reason)}")
+        _print(_wrapped(f"{_one_line(info.name)}: unavailable here: {_one_line(reason)}"))
     failures = [(info, error) for info, error in zip(infos, checks or ()) if error is not None]
     if failures:
         _print()
     for info, error in failures:
-        _print(f"{_one_line(info.name)}: {error.code}: {_one_line(error.message)}")
+        _print(_wrapped(f"{_one_line(info.name)}: {error.code}: {_one_line(error.message)}"))
+
+
+def _wrapped(text: str) -> str:
+    """``text`` broken between words to the terminal's width (100 columns off a terminal),
+    its continuation lines indented."""
+    width = shutil.get_terminal_size((100, 24)).columns
+    return textwrap.fill(
+        text,
+        max(40, width),
+        subsequent_indent="    ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 def _described(info: Any) -> tuple[str, str, str, str]:
