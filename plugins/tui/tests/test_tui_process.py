@@ -579,3 +579,19 @@ def test_the_questions_and_answers_stay_in_the_scrollback(tui_run: Any) -> None:
         in raw[raw.rindex(LEAVE_ALTERNATE_SCREEN) :]
     )
     assert results[1] == {"index": 1, "error": "ASK_CANCELLED"}
+
+
+@pytest.mark.parametrize(("columns", "rows"), [(80, 24), (60, 15)])
+def test_a_long_answer_wraps_in_its_field(tui_run: Any, columns: int, rows: int) -> None:
+    words = [f"word{n:02d}" for n in range(1, 26)]  # 174 characters: three lines at 60
+    text = " ".join(words)
+    session = tui_run(request(PKG), columns=columns, rows=rows)
+    session.screen.frame("Which package manager?")
+    session.press("o", text)
+    shown = session.screen.shows("word25")
+    assert "word01" in shown  # the start is still shown, not only the tail
+    field = [line for line in shown.splitlines() if "word" in line]
+    assert len(field) >= 2
+    assert all(len(line) <= columns for line in field)
+    session.press("enter")
+    assert answers(session.finish()[0]) == {"pkg": {"id": "pkg", "selected": [], "custom": text}}

@@ -64,6 +64,8 @@ LIST_SHARE: Final = 0.45
 #: takes the place of the options while "p" is on: a panel under them would leave room
 #: for neither.
 TALL: Final = 20
+#: The most lines a text field grows to as its text wraps (fewer on a short screen).
+FIELD_LINES: Final = 6
 #: From this many rows on, the keys may take two lines (else one: fewer keys are named).
 TWO_LINE_KEYS: Final = 18
 #: How long a lone Esc waits for the rest of an escape sequence (an arrow key).
@@ -131,7 +133,14 @@ class Screen:
                 ),
             ]
         )
-        self.field_window = Window(BufferControl(self.buffer), height=1)
+        # a long answer wraps onto more lines (up to a few) instead of scrolling sideways
+        # and showing only its tail
+        self.field_window = Window(
+            BufferControl(self.buffer),
+            wrap_lines=True,
+            height=self._field_height,
+            dont_extend_height=True,
+        )
         self._title = _Text(lambda: _view.Body(_view.title(form, self.time_left()), 0, []))
         field_label = FormattedTextControl(_styled(self._field_label))
         rule = Window(height=1, char="─", style="class:separator")
@@ -214,6 +223,9 @@ class Screen:
     def _preview_height(self) -> Dimension:
         lines, _ = _wrap.wrap(_view.preview(self.form).fragments, _app_columns())
         return Dimension(min=3, max=max(3, len(lines)), weight=1)
+
+    def _field_height(self) -> Dimension:
+        return Dimension(min=1, max=max(1, min(FIELD_LINES, _app_rows() // 3)))
 
     def _title_height(self) -> Dimension:
         """As tall as the question, up to two fifths of the screen (then it says how many
