@@ -6,6 +6,7 @@ from test-only distributions on ``PYTHONPATH`` (see ``cli_support``)."""
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import re
@@ -307,6 +308,29 @@ def test_ask_help_has_examples_and_says_how_the_provider_is_chosen() -> None:
     assert "answer=$(user-interaction ask " in text
     assert f"by default the one {PROVIDER_ENV} names, else the only one installed" in text
     assert "providers --check' shows which" in text
+
+
+def test_colour_follows_the_flag_and_the_conventions(site: Path) -> None:
+    env = child_env(site)
+    for name in ("NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE"):
+        env.pop(name, None)
+    missing = ("ask", "Q?", "--provider", "nowhere")
+    assert "\x1b[" not in run(*missing, env=env).stderr  # stderr is a pipe: no colour
+    forced = run("--color", "always", *missing, env=env)
+    assert forced.returncode == EXIT_NO_PROVIDER
+    assert forced.stderr.startswith("\x1b[31muser-interaction: PROVIDER_NOT_FOUND: ")
+    assert forced.stderr.endswith("\x1b[0m\n")
+    assert run(*missing, env={**env, "FORCE_COLOR": "1"}).stderr.startswith("\x1b[31m")
+    never = run("--color", "never", *missing, env={**env, "FORCE_COLOR": "1"})
+    assert "\x1b[" not in never.stderr
+    # the terminal providers follow the flag too (here stdio, its prompts on stderr)
+    if importlib.util.find_spec("user_interaction_stdio") is not None:
+        asked = run(
+            "--color", "always", "ask", "Q?", "-o", "A", "-o", "B", "-p", "stdio",
+            input="2\n", env=env,
+        )  # fmt: skip
+        assert asked.stdout == "B\n", asked.stderr
+        assert "\x1b[1mQ?\x1b[0m" in asked.stderr
 
 
 # -- ask: answers -----------------------------------------------------------------------

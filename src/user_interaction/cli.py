@@ -71,7 +71,7 @@ from ._model import (
     AskUserQuestionOption,
     AskUserQuestionRequest,
 )
-from .terminal import visible
+from .terminal import color_wanted, visible
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -215,8 +215,11 @@ def _say_error(text: str) -> None:
     stream = sys.stderr
     if stream is None:
         return
+    line = f"{PROG}: {_one_line(text)}"
+    if color_wanted(stream):
+        line = f"\x1b[31m{line}\x1b[0m"  # red, and back
     try:
-        stream.write(f"{PROG}: {_one_line(text)}\n")
+        stream.write(line + "\n")
         stream.flush()
     except (OSError, ValueError):  # ValueError: a closed file object
         pass
@@ -342,6 +345,14 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         formatter_class=formatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour in errors and in the questions of the terminal providers: auto (on a "
+        "terminal, unless NO_COLOR is set or TERM=dumb), always (like FORCE_COLOR=1) or "
+        "never (like NO_COLOR=1)",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     tracing = argparse.ArgumentParser(add_help=False)
@@ -510,6 +521,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say_error(str(exc))
         return EXIT_ERROR
     args = parser.parse_args(argv)
+    with _colour(args.color):
+        return _run(args)
+
+
+@contextmanager
+def _colour(choice: str) -> Iterator[None]:
+    """``--color``: set the variables everything here follows (the providers too) for
+    the command's run, as NO_COLOR and FORCE_COLOR would."""
+    wanted: dict[str, str | None] = {}
+    if choice == "always":
+        wanted = {"FORCE_COLOR": "1", "NO_COLOR": None}
+    elif choice == "never":
+        wanted = {"NO_COLOR": "1"}
+    saved = {name: os.environ.get(name) for name in wanted}
+    for name, value in wanted.items():
+        _set_env(name, value)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            _set_env(name, value)
+
+
+def _set_env(name: str, value: str | None) -> None:
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         status: int = args.run(args)
         if sys.stdout is not None:
