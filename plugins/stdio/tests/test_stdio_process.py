@@ -494,3 +494,18 @@ def test_colour_on_a_terminal_unless_told_otherwise(
         assert ("\x1b[32m✓ 2. npm\x1b[0m" in session.text) is coloured
     finally:
         session.kill()
+
+
+def test_a_question_taller_than_the_terminal_is_said_again_above_the_prompt(
+    stdio_run: Any,
+) -> None:
+    labels = [f"option {n}" for n in range(1, 46)]  # taller than the 40 rows of the terminal
+    session = stdio_run(request(question("many", "Which one of these?", *labels)))
+    session.answer("45")
+    assert answers(session.finish()[0]) == {"many": {"id": "many", "selected": ["option 45"]}}
+    reminder = "  45. option 45\n↑ Which one of these?\nType a number"
+    assert (reminder in session.text) is (session.mode == "tty")  # a pipe has no height
+    short = stdio_run(request(PKG))
+    short.answer("1")
+    short.finish()
+    assert "↑" not in short.text  # a question that fits is not repeated

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import threading
 from typing import Final, TextIO
@@ -61,6 +62,16 @@ def _output_failed(failure: BaseException | None) -> UserInteractionError:
             "cannot be shown."
         )
     return UserInteractionError(message, ASK_ABORTED, cause=failure)
+
+
+def _rows(stream: TextIO | None) -> int | None:
+    """The height of the terminal ``stream`` shows on, or ``None`` off a terminal."""
+    try:
+        if stream is None or not stream.isatty():
+            return None
+        return os.get_terminal_size(stream.fileno()).lines or None
+    except (AttributeError, OSError, ValueError):
+        return None
 
 
 def _notice(signal: AbortSignal, error: BaseException) -> str | None:
@@ -205,7 +216,8 @@ class StdioProvider:
     ) -> AskUserQuestionAnswerItem:
         console.discard_typeahead()  # a line typed before the question never answers it
         color = color_wanted(self._stream())
-        self._write(render_question(item, number, total, color=color))
+        rows = _rows(self._stream())
+        self._write(render_question(item, number, total, color=color, rows=rows))
         while True:
             line = await self._read_line(console, signal)
             result = interpret(item, line)

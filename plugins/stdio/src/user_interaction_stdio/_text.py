@@ -92,10 +92,17 @@ def _choices(item: AskUserQuestionItem) -> str:
 
 
 def render_question(
-    item: AskUserQuestionItem, number: int = 1, total: int = 1, *, color: bool = False
+    item: AskUserQuestionItem,
+    number: int = 1,
+    total: int = 1,
+    *,
+    color: bool = False,
+    rows: int | None = None,
 ) -> str:
     """The question block: a blank line, ``Question n of m`` (in a request of several),
-    ``[header] question``, detail, options, hint; ``color`` adds emphasis."""
+    ``[header] question``, detail, options, hint; ``color`` adds emphasis. When the block
+    is taller than ``rows`` (the terminal's height) the question's first line scrolled
+    away: it is said again, after ``↑``, right above the hint."""
     title = visible(item.question)
     if item.header and item.header.strip():
         title = f"[{visible(item.header)}] {title}"
@@ -117,6 +124,8 @@ def render_question(
                 indent + _paint((GUTTER + line).rstrip(), _DIM, color)
                 for line in preview.split("\n")
             )
+    if rows is not None and len(lines) + 2 > rows:  # + the hint and the prompt
+        lines.append(_paint(f"↑ {title}", _BOLD, color))
     lines.append(_paint(usage(item), _DIM, color))
     return "\n".join(lines) + "\n"
 
