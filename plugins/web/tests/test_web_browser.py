@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from browser_support import Tab
+from browser_support import Tab, axe
 from web_support import (
     Agent,
     Client,
@@ -906,6 +906,40 @@ def test_several_pending_asks_are_counted_with_a_way_to_each(
         tab.card_for("first").get_by_role("button", name="Cancel").click()
         assert error_of(first).code == ASK_CANCELLED
         expect(jump).to_be_hidden()
+        assert tab.errors == []
+    finally:
+        tab.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_page_passes_axe_wcag_a_and_aa(
+    browser: Browser, provider: WebProvider, agent: Agent, scheme: str
+) -> None:
+    """axe-core finds no WCAG 2.1 A/AA violation: with cards, previews, the list of
+    asks, the time left, the check before sending and a card the agent gave up on."""
+    checker = axe()
+    controller = AbortController()
+    agent.ask(previewed_question("pkg"), package_question("many", multi=True), timeout=60)
+    agent.ask(AskUserQuestionItem("name", "What name?"), signal=controller.signal)
+    tab = Tab(
+        browser, provider.start(), color_scheme=scheme, viewport={"width": 1280, "height": 900}
+    )
+    try:
+        expect(tab.cards()).to_have_count(2)
+        controller.abort()
+        expect(tab.page.get_by_role("button", name="Dismiss")).to_be_visible()
+        card = tab.card_for("pkg")
+        card.get_by_role("radio", name="npm", exact=True).check()
+        card.get_by_role("button", name="Submit").click()
+        expect(card.get_by_role("dialog")).to_be_visible()
+        options = {
+            "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}
+        }
+        results = checker.run(tab.page, options=options)
+        violations = results.response["violations"]
+        assert violations == [], [
+            (v["id"], [node["target"] for node in v["nodes"]]) for v in violations
+        ]
         assert tab.errors == []
     finally:
         tab.close()
