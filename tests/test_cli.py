@@ -6,6 +6,7 @@ from test-only distributions on ``PYTHONPATH`` (see ``cli_support``)."""
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import re
@@ -219,7 +220,9 @@ def test_providers_check_reports_load_failures(site: Path) -> None:
     rows = {line.split()[0]: line.split() for line in done.stdout.splitlines() if line.strip()}
     assert rows["cli-test"][-1] == "yes"
     assert rows["cli-test-broken"][-1] == "no"
-    why = [line for line in done.stdout.splitlines() if line.startswith("cli-test-broken:")]
+    # each reason is one paragraph, its continuation lines indented
+    paragraphs = done.stdout.replace("\n    ", " ").splitlines()
+    why = [line for line in paragraphs if line.startswith("cli-test-broken:")]
     assert len(why) == 1
     assert "PROVIDER_LOAD_FAILED" in why[0]
     assert "cli_test_no_such_dependency" in why[0]
@@ -259,6 +262,76 @@ def test_the_only_installed_provider_is_the_default(
     out = capsys.readouterr().out
     assert [row[:2] for row in marked_rows(out)] == [["*", "solo"]]
     assert "* default: the only installed provider" in out
+
+
+def test_providers_check_fits_the_width_and_reads_reasons_as_prose(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from distfactory import make_dist
+
+    make_dist(
+        tmp_path,
+        "a-distribution",
+        entry_points={
+            "named-only": "named_only_module:Provider",
+            "broken-with-a-long-name": "no_such_module_with_a_long_name_at_all:Provider",
+        },
+        modules={
+            "named_only_module.py": """
+                class Provider:
+                    @staticmethod
+                    def available():
+                        \"\"\"Never chosen implicitly: a host names it (``use("x")``).\"\"\"
+                        return False
+            """
+        },
+    )
+    isolated(monkeypatch, tmp_path)
+    monkeypatch.setenv("COLUMNS", "100")
+    assert main(["providers", "--check"]) == EXIT_NO_PROVIDER
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0].split() == ["NAME", "DISTRIBUTION", "VERSION", "PRIORITY", "AVAILABLE", "LOADS"]
+    assert all(len(line) <= 100 for line in lines), out
+    # the reason as prose: no reStructuredText backticks
+    assert (
+        'named-only: unavailable here: Never chosen implicitly: a host names it (use("x")).' in out
+    )
+    failure = out[out.index("broken-with-a-long-name: PROVIDER_LOAD_FAILED") :]
+    assert "\n    " in failure  # a long reason continues, indented, on the next line
+
+
+def test_ask_help_has_examples_and_says_how_the_provider_is_chosen() -> None:
+    done = run("ask", "--help")
+    assert done.returncode == 0
+    text = " ".join(done.stdout.split())
+    assert "examples: user-interaction ask " in text
+    assert "answer=$(user-interaction ask " in text
+    assert f"by default the one {PROVIDER_ENV} names, else the only one installed" in text
+    assert "providers --check' shows which" in text
+
+
+def test_colour_follows_the_flag_and_the_conventions(site: Path) -> None:
+    env = child_env(site)
+    for name in ("NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE"):
+        env.pop(name, None)
+    missing = ("ask", "Q?", "--provider", "nowhere")
+    assert "\x1b[" not in run(*missing, env=env).stderr  # stderr is a pipe: no colour
+    forced = run("--color", "always", *missing, env=env)
+    assert forced.returncode == EXIT_NO_PROVIDER
+    assert forced.stderr.startswith("\x1b[31muser-interaction: PROVIDER_NOT_FOUND: ")
+    assert forced.stderr.endswith("\x1b[0m\n")
+    assert run(*missing, env={**env, "FORCE_COLOR": "1"}).stderr.startswith("\x1b[31m")
+    never = run("--color", "never", *missing, env={**env, "FORCE_COLOR": "1"})
+    assert "\x1b[" not in never.stderr
+    # the terminal providers follow the flag too (here stdio, its prompts on stderr)
+    if importlib.util.find_spec("user_interaction_stdio") is not None:
+        asked = run(
+            "--color", "always", "ask", "Q?", "-o", "A", "-o", "B", "-p", "stdio",
+            input="2\n", env=env,
+        )  # fmt: skip
+        assert asked.stdout == "B\n", asked.stderr
+        assert "\x1b[1mQ?\x1b[0m" in asked.stderr
 
 
 # -- ask: answers -----------------------------------------------------------------------
@@ -385,6 +458,35 @@ def test_ask_request_file(site: Path, tmp_path: Path) -> None:
             {"id": "note", "selected": [], "custom": "typed"},
         ]
     }
+
+
+def test_ask_request_file_in_the_tool_form(site: Path, tmp_path: Path) -> None:
+    """The JSON a model gives the ask_user_question tool works too (``multi_select``)."""
+    tool_form = {
+        "questions": [
+            {
+                "id": "pkg",
+                "question": "Which?",
+                "options": [{"label": "pnpm"}, {"label": "npm"}],
+                "multi_select": True,
+            },
+            {"id": "note", "question": "Anything else?", "multi_select": False},
+        ]
+    }
+    path = request_file(tmp_path, tool_form)
+    done = ask(site, "--request", str(path), "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["answers"][1] == {
+        "id": "note",
+        "selected": [],
+        "custom": "typed",
+    }
+    # a mix of the two forms: the tool's reading says what to write instead
+    tool_form["questions"][1] = {"id": "note", "question": "Anything else?", "multiSelect": False}
+    done = ask(site, "--request", str(request_file(tmp_path, tool_form)))
+    assert done.returncode == EXIT_INVALID_REQUEST
+    assert_one_error_line(done.stderr, "INVALID_REQUEST")
+    assert "questions[1].multiSelect: unknown field, did you mean multi_select?" in done.stderr
 
 
 def test_ask_request_from_stdin(site: Path) -> None:

@@ -78,7 +78,7 @@ def test_first_question_runs_as_shown(tmp_path: Path, typed: str, deploys: bool)
     if deploys:
         assert shown == screen
     else:
-        assert shown == screen.replace("deploying\n", "")
+        assert shown == screen.replace("deploying\n", "").replace("✓ 1. Yes", "✓ 2. No")
 
 
 @needs_stdio

@@ -170,7 +170,8 @@ class Ranking:
 
 def _first_line(text: str | None) -> str:
     lines = (text or "").strip().splitlines()
-    return lines[0].strip() if lines else ""
+    # a docstring's reStructuredText literals read as plain text: ``use("mcp")`` -> use("mcp")
+    return re.sub(r"``(.+?)``", r"\1", lines[0].strip()) if lines else ""
 
 
 def _metadata() -> Any:

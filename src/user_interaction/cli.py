@@ -27,7 +27,9 @@ import argparse
 import json
 import logging
 import os
+import shutil
 import sys
+import textwrap
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Final, Iterator, Sequence, TextIO
 
@@ -69,7 +71,7 @@ from ._model import (
     AskUserQuestionOption,
     AskUserQuestionRequest,
 )
-from .terminal import visible
+from .terminal import color_wanted, visible
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -213,8 +215,11 @@ def _say_error(text: str) -> None:
     stream = sys.stderr
     if stream is None:
         return
+    line = f"{PROG}: {_one_line(text)}"
+    if color_wanted(stream):
+        line = f"\x1b[31m{line}\x1b[0m"  # red, and back
     try:
-        stream.write(f"{PROG}: {_one_line(text)}\n")
+        stream.write(line + "\n")
         stream.flush()
     except (OSError, ValueError):  # ValueError: a closed file object
         pass
@@ -295,6 +300,16 @@ def _count(text: str) -> int:
     return value
 
 
+_ASK_EXAMPLES: Final = """\
+examples:
+  user-interaction ask "Deploy to production?" -o Yes -o No
+  answer=$(user-interaction ask "Which package manager?" -o pnpm -o "npm=the default")
+  user-interaction ask "Which checks?" --multi -o lint -o tests --json
+  user-interaction ask "Release name?" --provider web --timeout 300
+  user-interaction ask --request request.json    # wire JSON, or the tool's arguments
+
+"""
+
 _EXIT_EPILOG: Final = """\
 exit status:
   0    answered (or the command succeeded)
@@ -330,6 +345,14 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         formatter_class=formatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour in errors and in the questions of the terminal providers: auto (on a "
+        "terminal, unless NO_COLOR is set or TERM=dumb), always (like FORCE_COLOR=1) or "
+        "never (like NO_COLOR=1)",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     tracing = argparse.ArgumentParser(add_help=False)
@@ -397,7 +420,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "the custom text, one per line (the wire JSON with --json). Only the answer goes "
         "to stdout: when stdout is not a terminal, whatever the provider prints there "
         "goes to stderr, so answer=$(user-interaction ask ...) works.",
-        epilog=_EXIT_EPILOG,
+        epilog=_ASK_EXAMPLES + _EXIT_EPILOG,
         formatter_class=formatter,
     )
     ask.add_argument("question", nargs="?", metavar="QUESTION", help="the question to ask")
@@ -418,10 +441,16 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     ask.add_argument(
         "--request",
         metavar="FILE",
-        help="read a wire-format request (JSON) from FILE, or from stdin with '-'",
+        help="read a request (JSON, in the wire form or as the ask_user_question tool's "
+        "arguments) from FILE, or from stdin with '-'",
     )
     ask.add_argument(
-        "--provider", "-p", metavar="NAME", help=f"the provider to ask (default: {PROVIDER_ENV})"
+        "--provider",
+        "-p",
+        metavar="NAME",
+        help=f"the provider to ask; by default the one {PROVIDER_ENV} names, else the only "
+        "one installed, else the available one of highest priority (e.g. tui on a "
+        "terminal, else stdio, else web): 'user-interaction providers --check' shows which",
     )
     add_provider_option(ask)
     ask.add_argument("--timeout", type=seconds, metavar="SECONDS", help="give up after SECONDS")
@@ -504,6 +533,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say_error(str(exc))
         return EXIT_ERROR
     args = parser.parse_args(argv)
+    with _colour(args.color):
+        return _run(args)
+
+
+@contextmanager
+def _colour(choice: str) -> Iterator[None]:
+    """``--color``: set the variables everything here follows (the providers too) for
+    the command's run, as NO_COLOR and FORCE_COLOR would."""
+    wanted: dict[str, str | None] = {}
+    if choice == "always":
+        wanted = {"FORCE_COLOR": "1", "NO_COLOR": None}
+    elif choice == "never":
+        wanted = {"NO_COLOR": "1"}
+    saved = {name: os.environ.get(name) for name in wanted}
+    for name, value in wanted.items():
+        _set_env(name, value)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            _set_env(name, value)
+
+
+def _set_env(name: str, value: str | None) -> None:
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         status: int = args.run(args)
         if sys.stdout is not None:
@@ -643,6 +703,10 @@ def _print_providers_table(
     ]
     checks = None if checked is None else [result.error for result in checked]
     if checked is not None:
+        # the entry point is in the plain listing: without it the table fits 100 columns
+        del header[4]
+        for cells in table:
+            del cells[4]
         header.extend(["PRIORITY", "AVAILABLE", "LOADS"])
         for cells, result in zip(table, checked):
             ranking = result.ranking
@@ -678,12 +742,25 @@ def _print_providers_table(
         _print()
     for info, ranking in unavailable:
         reason = ranking.reason or "available() is false"
-        _print(f"{_one_line(info.name)}: unavailable here: {_one_line(reason)}")
+        _print(_wrapped(f"{_one_line(info.name)}: unavailable here: {_one_line(reason)}"))
     failures = [(info, error) for info, error in zip(infos, checks or ()) if error is not None]
     if failures:
         _print()
     for info, error in failures:
-        _print(f"{_one_line(info.name)}: {error.code}: {_one_line(error.message)}")
+        _print(_wrapped(f"{_one_line(info.name)}: {error.code}: {_one_line(error.message)}"))
+
+
+def _wrapped(text: str) -> str:
+    """``text`` broken between words to the terminal's width (100 columns off a terminal),
+    its continuation lines indented."""
+    width = shutil.get_terminal_size((100, 24)).columns
+    return textwrap.fill(
+        text,
+        max(40, width),
+        subsequent_indent="    ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 def _described(info: Any) -> tuple[str, str, str, str]:
@@ -765,7 +842,9 @@ def _run_extensions(args: argparse.Namespace) -> int:
 
 
 def _read_request(source: str) -> AskUserQuestionRequest:
-    """The wire-format request in file ``source`` (``-``: stdin)."""
+    """The request in file ``source`` (``-``: stdin): in the wire form (``multiSelect``),
+    or as the model-facing tool's arguments (``multi_select``), read as the tool reads
+    them."""
     try:
         if source == "-":
             text = sys.stdin.read()
@@ -783,7 +862,19 @@ def _read_request(source: str) -> AskUserQuestionRequest:
         raise UserInteractionError(
             f"request: not valid JSON: {exc}", INVALID_REQUEST, cause=exc
         ) from exc
+    if _in_tool_form(data):
+        from .tool import parse_arguments
+
+        return parse_arguments(data)
     return AskUserQuestionRequest.from_dict(data)
+
+
+def _in_tool_form(data: object) -> bool:
+    """Whether a question of ``data`` uses the tool's own key, ``multi_select``."""
+    questions = data.get("questions") if isinstance(data, dict) else None
+    return isinstance(questions, list) and any(
+        isinstance(question, dict) and "multi_select" in question for question in questions
+    )
 
 
 def _option(text: str) -> AskUserQuestionOption:

@@ -13,11 +13,12 @@ selectors, which change nothing a reader can see in the text they follow (``Keep
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from typing import Final
 
-__all__ = ["TAB_SIZE", "visible"]
+__all__ = ["TAB_SIZE", "color_wanted", "visible"]
 
 #: The tab stops of multi-line text (tabs are expanded to spaces there).
 TAB_SIZE: Final = 4
@@ -69,3 +70,20 @@ def visible(text: str, *, multiline: bool = False) -> str:
         text = text.replace("\r\n", "\n").expandtabs(TAB_SIZE)
         return _UNSAFE_EXCEPT_NEWLINE.sub(_show, text)
     return _UNSAFE.sub(_show, text)
+
+
+def color_wanted(stream: object) -> bool:
+    """Whether to colour text written to ``stream``, by the common conventions: never
+    with ``NO_COLOR`` set (not empty); always with ``FORCE_COLOR`` or ``CLICOLOR_FORCE``
+    set (not empty, not ``0``); else only on a terminal whose ``TERM`` is not ``dumb``."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    for name in ("FORCE_COLOR", "CLICOLOR_FORCE"):
+        if os.environ.get(name, "0") not in ("", "0"):
+            return True
+    if os.environ.get("TERM", "") == "dumb":
+        return False
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, OSError, ValueError):
+        return False

@@ -51,11 +51,22 @@ def request(*questions: dict[str, Any]) -> dict[str, Any]:
 class Session:
     """The driver as a child process: through pipes (``pipe``) or a pseudo-terminal (``tty``)."""
 
-    def __init__(self, mode: str, plan: dict[str, Any], *, driver: str = DRIVER) -> None:
+    def __init__(
+        self,
+        mode: str,
+        plan: dict[str, Any],
+        *,
+        driver: str = DRIVER,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.mode = mode
-        env = {k: v for k, v in os.environ.items() if k != "USER_INTERACTION_PROVIDER"}
-        env["PYTHONUNBUFFERED"] = "1"
-        env["TERM"] = "dumb"  # no colour or bracketed-paste sequences from readline
+        environment = {k: v for k, v in os.environ.items() if k != "USER_INTERACTION_PROVIDER"}
+        for name in ("NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE"):
+            environment.pop(name, None)
+        environment["PYTHONUNBUFFERED"] = "1"
+        environment["TERM"] = "dumb"  # no colour or bracketed-paste sequences from readline
+        environment.update(env or {})
+        env = environment
         args = [driver, json.dumps(plan)]
         self.screen = io.StringIO()
         self.child: Any

@@ -467,3 +467,60 @@ def test_ctrl_c_in_a_terminal_leaves_it_usable() -> None:
         child.close(force=True)
     for flag in ("icanon", "echo", "isig"):  # readline's raw mode was undone at exit
         assert flag in settings
+
+
+def test_a_batch_counts_its_questions_and_echoes_each_answer(stdio_run: Any) -> None:
+    session = stdio_run(request(PKG, LINT, NAME))
+    session.answer("npm # pin it", "1 3", "demo")
+    results = session.finish()
+    assert answers(results[0]) == {
+        "pkg": {"id": "pkg", "selected": ["npm"], "notes": "pin it"},  # typed as a label
+        "lint": {"id": "lint", "selected": ["ruff", "pylint"]},
+        "name": {"id": "name", "selected": [], "custom": "demo"},
+    }
+    screen = session.text
+    assert "\nQuestion 1 of 3\n[Package] Which package manager?\n" in screen
+    assert "\nQuestion 2 of 3\nWhich linters?\n" in screen
+    assert "\nQuestion 3 of 3\nProject name?\n" in screen
+    # what was understood stays under each question, also where typing is not echoed
+    assert "✓ 2. npm (notes: pin it)\n" in screen
+    assert "✓ 1. ruff, 3. pylint\n" in screen
+    assert "✓ your answer: demo\n" in screen
+    assert "\x1b[" not in screen  # TERM=dumb, or a pipe: no colour
+
+
+@pytest.mark.parametrize(
+    ("mode", "env", "coloured"),
+    [
+        ("tty", {"TERM": "xterm-256color"}, True),
+        ("tty", {"TERM": "xterm-256color", "NO_COLOR": "1"}, False),
+        ("pipe", {"TERM": "xterm-256color"}, False),
+        ("pipe", {"TERM": "xterm-256color", "FORCE_COLOR": "1"}, True),
+    ],
+)
+def test_colour_on_a_terminal_unless_told_otherwise(
+    mode: str, env: dict[str, str], coloured: bool
+) -> None:
+    session = Session(mode, {"requests": [request(PKG)]}, env=env)
+    try:
+        session.answer("2")
+        assert answers(session.finish()[0]) == {"pkg": {"id": "pkg", "selected": ["npm"]}}
+        assert ("\x1b[1m[Package] Which package manager?\x1b[0m" in session.text) is coloured
+        assert ("\x1b[32m✓ 2. npm\x1b[0m" in session.text) is coloured
+    finally:
+        session.kill()
+
+
+def test_a_question_taller_than_the_terminal_is_said_again_above_the_prompt(
+    stdio_run: Any,
+) -> None:
+    labels = [f"option {n}" for n in range(1, 46)]  # taller than the 40 rows of the terminal
+    session = stdio_run(request(question("many", "Which one of these?", *labels)))
+    session.answer("45")
+    assert answers(session.finish()[0]) == {"many": {"id": "many", "selected": ["option 45"]}}
+    reminder = "  45. option 45\n↑ Which one of these?\nType a number"
+    assert (reminder in session.text) is (session.mode == "tty")  # a pipe has no height
+    short = stdio_run(request(PKG))
+    short.answer("1")
+    short.finish()
+    assert "↑" not in short.text  # a question that fits is not repeated

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from user_interaction_stdio._text import interpret, render_question, visible
+from user_interaction_stdio._text import echo, interpret, render_question, visible
 
 from user_interaction import AskUserQuestionAnswerItem, AskUserQuestionItem, AskUserQuestionOption
 
@@ -213,3 +213,106 @@ def test_a_line_with_bytes_the_encoding_could_not_read_gets_a_hint() -> None:
     hint = interpret(item, "Z\udcfcrich")  # b"Z\xfcrich" read as UTF-8, surrogateescape
     assert isinstance(hint, str)
     assert hint.startswith("That line holds bytes that are not valid text")
+
+
+NAMED = AskUserQuestionItem(
+    "q", "Q?", options=[AskUserQuestionOption(x) for x in ("npm", "C#", "2", "pnpm strict")]
+)
+NAMED_MULTI = AskUserQuestionItem(
+    "q", "Q?", options=[AskUserQuestionOption(x) for x in ("npm", "yarn")], multi_select=True
+)
+
+
+@pytest.mark.parametrize(
+    ("item", "line", "expected"),
+    [
+        (NAMED, "npm", picked("npm")),  # an exact label picks, it is not custom text
+        (NAMED, "  pnpm strict \n", picked("pnpm strict")),
+        (NAMED, "C#", picked("C#")),  # the whole line is a label: "#" is no note
+        (NAMED, "npm # pin it", noted("pin it", "npm")),
+        (NAMED, "npm #", picked("npm")),
+        (NAMED, "NPM", custom("NPM")),  # exact: case counts
+        (NAMED, "npm yarn", custom("npm yarn")),
+        (NAMED, "=npm", custom("npm")),  # = still forces custom text
+        (NAMED, "2", picked("C#")),  # a number is a number first
+        (NAMED, "=2", custom("2")),
+        (NAMED_MULTI, "yarn", picked("yarn")),
+        (NAMED_MULTI, "yarn # docs only", noted("docs only", "yarn")),
+        (NAMED_MULTI, "npm, yarn", custom("npm, yarn")),
+    ],
+)
+def test_an_exact_label_picks_its_option(
+    item: AskUserQuestionItem, line: str, expected: object
+) -> None:
+    assert interpret(item, line) == expected
+
+
+def test_a_question_of_several_says_which_it_is() -> None:
+    item = AskUserQuestionItem("q", "Pick?", header="Head", options=["a"])
+    lines = render_question(item, 2, 3).split("\n")
+    assert lines[:3] == ["", "Question 2 of 3", "[Head] Pick?"]
+    assert "Question" not in render_question(item, 1, 1)
+
+
+def test_colour_adds_emphasis_and_changes_no_text() -> None:
+    import re
+
+    item = AskUserQuestionItem(
+        "q",
+        "Pick?",
+        header="Head",
+        detail="why",
+        options=[AskUserQuestionOption("a", "the first", "```\ncode\n```")],
+    )
+    plain = render_question(item, 1, 2)
+    coloured = render_question(item, 1, 2, color=True)
+    assert "\x1b[" not in plain
+    assert "\x1b[1m[Head] Pick?\x1b[0m" in coloured  # the question in bold
+    assert "\x1b[2mthe first\x1b[0m" in coloured  # descriptions dimmed
+    assert re.sub(r"\x1b\[[0-9;]*m", "", coloured) == plain
+    # model text cannot bring its own colour: its escapes are shown, not sent
+    evil = AskUserQuestionItem("q", "\x1b[31mred", options=["a"])
+    assert "\x1b[31m" not in render_question(evil, color=True)
+
+
+def test_echo_records_what_was_understood() -> None:
+    item = AskUserQuestionItem("q", "Q?", options=["npm", "yarn\x1b[2J"], multi_select=True)
+    assert echo(item, picked("npm")) == "✓ 1. npm\n"
+    assert echo(item, noted("pin it", "npm", "yarn\x1b[2J")) == (
+        "✓ 1. npm, 2. yarn\\x1b[2J (notes: pin it)\n"
+    )
+    assert echo(item, custom("bun")) == "✓ your answer: bun\n"
+    assert echo(item, SKIPPED) == "- skipped\n"
+    assert echo(item, picked("npm"), color=True) == "\x1b[32m✓ 1. npm\x1b[0m\n"
+
+
+@pytest.mark.parametrize(
+    ("env", "tty", "expected"),
+    [
+        ({}, True, True),
+        ({}, False, False),
+        ({"NO_COLOR": "1"}, True, False),
+        ({"NO_COLOR": ""}, True, True),  # set but empty: not a request
+        ({"TERM": "dumb"}, True, False),
+        ({"FORCE_COLOR": "1"}, False, True),
+        ({"CLICOLOR_FORCE": "1"}, False, True),
+        ({"FORCE_COLOR": "0"}, False, False),
+        ({"NO_COLOR": "1", "FORCE_COLOR": "1"}, True, False),  # NO_COLOR wins
+    ],
+)
+def test_colour_follows_the_conventions(
+    monkeypatch: pytest.MonkeyPatch, env: dict[str, str], tty: bool, expected: bool
+) -> None:
+    from user_interaction.terminal import color_wanted
+
+    for name in ("NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+
+    class Stream:
+        def isatty(self) -> bool:
+            return tty
+
+    assert color_wanted(Stream()) is expected

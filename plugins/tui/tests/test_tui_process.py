@@ -354,4 +354,244 @@ def test_in_tmux() -> None:
     finally:
         subprocess.run([*tmux, "kill-server"], check=False, capture_output=True)
     assert '"selected": ["ruff", "pylint"]' in shown.replace("\n", "")
-    assert "Which linters" not in shown  # the screen was taken away
+    assert "[ ] 2. mypy" not in shown  # the screen was taken away
+    assert "✓ [Checks] Which linters should run? → ruff, pylint" in shown  # its record stays
+
+
+# -- the review's request: a long question, emoji and CJK labels, wide previews -------------
+
+LONG_QUESTION = (
+    "I found three ways to split the payment module before the release. Which one should I "
+    "refactor first, given that the checkout flow must keep working during the migration and "
+    "the team wants small reviewable pull requests?"
+)
+WIDE_CODE = (
+    "```python\n"
+    "def charge(order: Order, gateway: PaymentGateway, *, retries: int = 3) -> Receipt:"
+    "  # keeps idempotency\n"
+    "    return gateway.charge(order.total, key=order.id)\n"
+    "```"
+)
+ADAPTER = "Extract the gateway adapter (Recommended)"
+ADAPTER_NOTE = "smallest diff; everything else builds on it and nothing user-facing changes"
+PLAN = question(
+    "plan",
+    LONG_QUESTION,
+    ADAPTER,
+    "Split by payment method 💳",
+    "重构结算流程 (checkout)",
+    header="Refactor",
+    descriptions={
+        ADAPTER: ADAPTER_NOTE,
+        "Split by payment method 💳": "one module per provider 🚀",
+        "重构结算流程 (checkout)": "最大的变更，需要更多测试",  # noqa: RUF001 (a CJK comma)
+    },
+    previews={
+        ADAPTER: WIDE_CODE,
+        "Split by payment method 💳": "- cards\n- wallets\n- bank transfers " + "x" * 90,
+    },
+)
+CHECKS = question(
+    "checks",
+    "Which checks should run before the release?",
+    "lint",
+    "tests",
+    "docs",
+    header="CI",
+    multi=True,
+    descriptions={"tests": "unit and integration", "docs": "build the site strictly"},
+)
+RELEASE = question("name", "What should the release be called?", header="Name")
+REVIEW = request(PLAN, CHECKS, RELEASE)
+
+
+def _rows_between(shown: str, first: str, last: str) -> list[str]:
+    """The rows from the one containing ``first`` to the one containing ``last``."""
+    lines = shown.splitlines()
+    start = next(i for i, line in enumerate(lines) if first in line)
+    end = next(i for i in range(start, len(lines)) if last in lines[i])
+    return lines[start : end + 1]
+
+
+def _separator_columns(shown: str) -> set[int]:
+    """The screen columns of the "│" between the options and the preview (wide characters
+    take two cells, as on the terminal)."""
+    import wcwidth
+
+    columns = set()
+    for line in shown.splitlines():
+        if "│" in line:
+            columns.add(wcwidth.width(line[: line.index("│")]))
+    return columns
+
+
+def test_the_split_keeps_a_share_of_the_screen_whatever_the_preview(tui_run: Any) -> None:
+    session = tui_run(REVIEW, columns=120, rows=40)
+    shown = session.screen.frame("def charge(")
+    assert _separator_columns(shown) == {54}, shown  # 45% of 120, not the preview's width
+    assert f"> ( ) 1. {ADAPTER} ▸" in shown  # the label whole, on one row
+    assert "  ( ) 2. Split by payment method 💳 ▸" in shown
+    assert "  ( ) 3. 重构结算流程 (checkout)" in shown
+    for _ in range(2):  # onto an option with a wide preview, then one with none
+        session.press("down")
+        shown = session.screen.wait(
+            lambda s: "- wallets" in s or "No preview for this option." in s, "the next preview"
+        )
+    shown = session.screen.frame("No preview for this option.")
+    assert _separator_columns(shown) == {54}, shown  # the split did not move
+    assert "> ( ) 3. 重构结算流程 (checkout)" in shown
+    session.press("esc")
+    assert session.finish()[0] == {"index": 0, "error": "ASK_CANCELLED"}
+
+
+@pytest.mark.parametrize(("columns", "rows"), [(120, 40), (80, 24), (60, 15)])
+def test_text_wraps_at_word_boundaries(tui_run: Any, columns: int, rows: int) -> None:
+    session = tui_run(REVIEW, columns=columns, rows=rows)
+    shown = session.screen.frame("Question 1 of 3")
+    # the question's rows, joined by the spaces the wrap dropped, are the question again:
+    # a word cut in two would come back with a space inside it
+    question_rows = _rows_between(shown, "I found three ways", "pull requests?")
+    assert " ".join(row.strip() for row in question_rows) == LONG_QUESTION, shown
+    assert all(len(row) <= columns for row in shown.splitlines())
+    if columns < 100:  # the description wraps under the label, between words
+        rows_of_note = _rows_between(shown, "smallest diff", "changes")
+        assert " ".join(row.strip() for row in rows_of_note) == ADAPTER_NOTE, shown
+        assert all(row.startswith(" " * 9) for row in rows_of_note), shown
+    session.press("1", "enter", "1", " ", "enter", "a release with a rather long name", "enter")
+    shown = session.screen.frame("Review your answers")
+    answer_rows = _rows_between(shown, "✓ Extract", "(Recommended)")
+    assert " ".join(row.strip() for row in answer_rows) == f"✓ {ADAPTER}", shown
+    session.press("enter")
+    assert answers(session.finish()[0])["plan"] == {"id": "plan", "selected": [ADAPTER]}
+
+
+def test_enter_after_confirming_notes_goes_on(tui_run: Any) -> None:
+    session = tui_run(request(PKG, LINT))
+    screen = session.screen
+    screen.shows("Question 1 of 2")
+    session.press("2", " ", "n", "pin it", "enter")  # mark npm, write notes, confirm them
+    screen.frame("Notes: pin it")
+    session.press("enter")  # confirms the choice: the next question, not the notes again
+    screen.frame("Which linters should run?")
+    session.press("1", "enter")  # typed here, not into the notes
+    shown = screen.frame("> Submit")
+    assert "✓ npm (notes: pin it)" in shown
+    session.press("enter")
+    assert answers(session.finish()[0]) == {
+        "pkg": {"id": "pkg", "selected": ["npm"], "notes": "pin it"},
+        "lint": {"id": "lint", "selected": ["ruff"]},
+    }
+
+
+def test_a_small_screen_says_what_it_leaves_out(tui_run: Any) -> None:
+    session = tui_run(REVIEW, columns=60, rows=15)
+    screen = session.screen
+    shown = screen.frame("Question 1 of 3")
+    lines = shown.splitlines()
+    assert len(lines) == 15
+    question_rows = _rows_between(shown, "I found three ways", "pull requests?")
+    assert " ".join(row.strip() for row in question_rows) == LONG_QUESTION  # all of it
+    assert lines[-2] == "─" * 60  # the keys: one whole line at the bottom
+    assert lines[-1].endswith("Esc: cancel")
+    assert "p: preview" in lines[-1]
+    assert "▼ 4 more lines below" in shown
+    assert f"> ( ) 1. {ADAPTER} ▸" in shown
+    for label in ("2. Split by payment method", "3. 重构结算流程", "Other…", "Notes…"):
+        session.press("down")
+        shown = screen.wait(
+            lambda s, label=label: any(
+                line.startswith(">") and label in line for line in s.splitlines()
+            ),
+            f"the cursor on {label}",
+        )
+        if "Split" not in label:
+            assert "▲" in shown  # lines above were scrolled away: said so
+    assert "more lines above" in shown
+    assert "below" not in shown  # at the end: nothing more below
+    session.press("1", "p")  # the preview in place of the options
+    shown = screen.frame("Preview of 1.")
+    assert "def charge(" in shown
+    assert "p: options" in shown
+    session.press("p")
+    screen.frame(f"> ( ) 1. {ADAPTER}")
+    session.press("esc")
+    assert session.finish()[0] == {"index": 0, "error": "ASK_CANCELLED"}
+
+
+def test_the_time_left_counts_down_and_an_expired_ask_says_so(tui_run: Any) -> None:
+    session = tui_run(request(PKG, LINT), timeout=6)
+    screen = session.screen
+    first = screen.wait(lambda s: re.search(r"⏱ 0:0[1-6] left", s) is not None, "the time left")
+    start = int(re.findall(r"⏱ 0:0(\d) left", first)[0])
+    line = next(line for line in first.splitlines() if "⏱" in line)
+    assert line.startswith(" Package   Question 1 of 2   ⏱")  # beside the counter
+    screen.wait(  # a second later it says less, by itself (no key was pressed)
+        lambda s: any(f"⏱ 0:0{n} left" in s for n in range(start)), "the countdown"
+    )
+    raw = screen.in_raw("RESULT")
+    after = raw[raw.rindex(LEAVE_ALTERNATE_SCREEN) :]
+    assert (
+        "✗ Which package manager? (and 1 more) — the time to answer ran out; "
+        "no answer was sent." in after
+    )
+    assert session.finish()[0] == {"index": 0, "error": "ASK_TIMEOUT"}
+
+
+@pytest.mark.parametrize(
+    ("how", "why"),
+    [("abort", "the agent withdrew the question"), ("dispose", "the agent stopped asking")],
+)
+def test_a_withdrawn_ask_leaves_a_line_behind(tui_run: Any, how: str, why: str) -> None:
+    session = tui_run(request(PKG))
+    shown = session.screen.frame("Which package manager?")
+    assert "⏱" not in shown  # no time limit: no countdown
+    session.signal(signal.SIGUSR1 if how == "abort" else signal.SIGUSR2)
+    raw = session.screen.in_raw("RESULT")
+    after = raw[raw.rindex(LEAVE_ALTERNATE_SCREEN) :]
+    assert f"✗ Which package manager? — {why}; no answer was sent." in after
+    session.finish()
+
+
+def test_the_questions_and_answers_stay_in_the_scrollback(tui_run: Any) -> None:
+    session = tui_run(request(PKG, LINT, NAME), request(PKG))
+    screen = session.screen
+    screen.shows("Question 1 of 3")
+    session.press("2", " ", "n", "pin it", "enter", "enter")  # npm, with notes
+    screen.frame("Which linters should run?")
+    session.press("s")  # skipped
+    screen.shows("What is the project called?")
+    session.press("demo", "enter")
+    screen.frame("> Submit")
+    session.press("enter")
+    raw = screen.in_raw("RESULT")
+    after = raw[raw.rindex(LEAVE_ALTERNATE_SCREEN) :]
+    assert (
+        "✓ [Package] Which package manager? → npm (notes: pin it)\r\n"
+        "- [Checks] Which linters should run? → skipped\r\n"
+        "✓ [Name] What is the project called? → demo\r\n"
+    ) in after
+    screen.shows("Which package manager?")  # the second ask
+    session.press("esc")
+    results = session.finish()
+    raw = screen.raw()
+    assert (
+        "✗ [Package] Which package manager? → dismissed"
+        in raw[raw.rindex(LEAVE_ALTERNATE_SCREEN) :]
+    )
+    assert results[1] == {"index": 1, "error": "ASK_CANCELLED"}
+
+
+@pytest.mark.parametrize(("columns", "rows"), [(80, 24), (60, 15)])
+def test_a_long_answer_wraps_in_its_field(tui_run: Any, columns: int, rows: int) -> None:
+    words = [f"word{n:02d}" for n in range(1, 26)]  # 174 characters: three lines at 60
+    text = " ".join(words)
+    session = tui_run(request(PKG), columns=columns, rows=rows)
+    session.screen.frame("Which package manager?")
+    session.press("o", text)
+    shown = session.screen.shows("word25")
+    assert "word01" in shown  # the start is still shown, not only the tail
+    field = [line for line in shown.splitlines() if "word" in line]
+    assert len(field) >= 2
+    assert all(len(line) <= columns for line in field)
+    session.press("enter")
+    assert answers(session.finish()[0]) == {"pkg": {"id": "pkg", "selected": [], "custom": text}}

@@ -49,6 +49,19 @@ def launch() -> Iterator[Browser]:
             browser.close()
 
 
+def axe() -> Any:
+    """axe-core's checker for a Playwright page (``axe-playwright-python``): without it the
+    accessibility tests skip locally, but fail in CI."""
+    in_ci = os.environ.get("CI", "").lower() not in ("", "0", "false")
+    try:
+        from axe_playwright_python.sync_playwright import Axe
+    except ImportError as error:
+        if in_ci:
+            pytest.fail(f"the accessibility tests need axe-playwright-python in CI: {error}")
+        pytest.skip("axe-playwright-python is not installed (pip install axe-playwright-python)")
+    return Axe()
+
+
 class Tab:
     """One browser tab on the page; ``errors`` collects console errors and page errors."""
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from browser_support import Tab
+from browser_support import Tab, axe
 from web_support import (
     PROMPTLY,
     Agent,
@@ -104,6 +104,7 @@ def test_free_text_and_skipped_questions(tab: Tab, agent: Agent) -> None:
     card = tab.card("What should the project be called?")
     card.get_by_role("textbox", name="Your answer").fill("Bike Shed")
     card.get_by_role("button", name="Submit").click()
+    card.get_by_role("dialog").get_by_role("button", name="Send anyway").click()
     answer = future.result(PROMPTLY)
     assert answer.get("name").custom == "Bike Shed"  # type: ignore[union-attr]
     pkg = answer.get("pkg")
@@ -143,6 +144,11 @@ def test_check_2_cancel_and_decline(tab: Tab, agent: Agent) -> None:
 # -- 3. the agent gives up -------------------------------------------------------------------
 
 
+def pending(tab: Tab) -> object:
+    """The cards still waiting for an answer (not the ones the agent gave up on)."""
+    return tab.page.locator("form.card:not([data-state=withdrawn])")
+
+
 def test_check_3_abort_and_timeout_remove_the_card_from_every_tab(
     browser: Browser, provider: WebProvider, tab: Tab, agent: Agent
 ) -> None:
@@ -155,21 +161,68 @@ def test_check_3_abort_and_timeout_remove_the_card_from_every_tab(
         ask_id = tab.cards().first.get_attribute("data-ask-id")
         controller.abort()
         assert error_of(aborted).code == ASK_ABORTED
-        expect(tab.cards()).to_have_count(0, timeout=PROMPTLY * 1000)
-        expect(other.cards()).to_have_count(0, timeout=PROMPTLY * 1000)
+        for each in (tab, other):  # no longer pending; the card stays to say why
+            expect(pending(each)).to_have_count(0, timeout=PROMPTLY * 1000)
+            expect(each.cards().get_by_role("alert")).to_have_text(
+                "The agent withdrew this question: nothing was sent."
+            )
+            each.cards().get_by_role("button", name="Dismiss").click()
+            expect(each.cards()).to_have_count(0)
         assert tab.post({"askId": ask_id, "action": "cancel"})["status"] == 409
 
         timed_out = agent.ask(package_question(), timeout=0.5)
         expect(other.cards()).to_have_count(1)
         ask_id = other.cards().first.get_attribute("data-ask-id")
         assert error_of(timed_out).code == ASK_TIMEOUT
-        expect(tab.cards()).to_have_count(0, timeout=PROMPTLY * 1000)
-        expect(other.cards()).to_have_count(0, timeout=PROMPTLY * 1000)
+        for each in (tab, other):
+            expect(pending(each)).to_have_count(0, timeout=PROMPTLY * 1000)
+            expect(each.cards().get_by_role("alert")).to_contain_text("The time to answer ran out")
         late = {"askId": ask_id, "action": "accept", "answers": []}
         assert other.post(late)["status"] == 409
         assert other.errors == []
     finally:
         other.close()
+
+
+def test_the_time_left_counts_down_on_the_card(tab: Tab, agent: Agent) -> None:
+    agent.ask(package_question("limited"), timeout=60)
+    agent.ask(package_question("open"), timeout=None)  # type: ignore[arg-type]
+    timer = tab.card_for("limited").get_by_role("timer")
+    expect(timer).to_have_text(re.compile(r"^⏱ (1:00|0:[0-5]\d) left to answer$"))
+    first = timer.text_content()
+    assert first is not None
+    # by itself, a second or so later (the page's own clock, no event from the agent)
+    expect(timer).not_to_have_text(first, timeout=PROMPTLY * 1000)
+    expect(timer).to_have_text(re.compile(r"^⏱ 0:[0-5]\d left to answer$"))
+    expect(tab.card_for("open").get_by_role("timer")).to_have_count(0)  # no limit, no clock
+    tab.page.reload()  # a page opened later counts from what is left, not from the start
+    expect(tab.card_for("limited").get_by_role("timer")).to_have_text(
+        re.compile(r"^⏱ 0:[0-5]\d left to answer$")
+    )
+
+
+def test_an_expired_ask_keeps_what_was_typed_and_says_why(tab: Tab, agent: Agent) -> None:
+    future = agent.ask(
+        package_question(), AskUserQuestionItem("name", "What name?"), timeout=PROMPTLY
+    )
+    card = tab.card(QUESTION)
+    card.get_by_role("textbox", name="Other answer").fill("bun, half typed")
+    card.get_by_role("textbox", name="Your answer").focus()
+    tab.page.keyboard.type("Shed")
+    assert error_of(future).code == ASK_TIMEOUT
+    alert = card.get_by_role("alert")
+    expect(alert).to_have_text(
+        "The time to answer ran out: nothing was sent. What you typed is kept below to copy."
+    )
+    expect(card.get_by_role("textbox", name="Other answer")).to_have_value("bun, half typed")
+    expect(card.get_by_role("textbox", name="Your answer")).to_have_value("Shed")
+    expect(card.get_by_role("textbox", name="Your answer")).not_to_be_editable()
+    expect(card.get_by_role("button", name="Submit")).to_be_disabled()
+    expect(card.get_by_role("radio", name="npm", exact=True)).to_be_disabled()
+    expect(card.get_by_role("button", name="Dismiss")).to_be_focused()  # it had the focus
+    expect(tab.page).to_have_title("user-interaction")  # nothing is waiting any more
+    tab.page.keyboard.press("Enter")
+    expect(tab.cards()).to_have_count(0)
 
 
 # -- 4. reload -------------------------------------------------------------------------------
@@ -238,6 +291,7 @@ def test_check_6_invalid_answers_are_422_and_the_ask_stays_pending(tab: Tab, age
     expect(tab.cards()).to_have_count(1)
 
     # the page shows the server's refusal in the card, which stays usable
+    card.get_by_role("textbox", name="Your answer").fill("Shed")
     card.get_by_role("radio", name="npm", exact=True).evaluate("input => { input.value = 'bun' }")
     card.get_by_role("radio", name="npm", exact=True).check()
     tab.expect_status(422)
@@ -351,10 +405,57 @@ def test_check_10_dispose_with_a_page_open_fails_the_ask_and_frees_the_port(
             probe.bind(("127.0.0.1", port))
             probe.listen()
         assert time.perf_counter() - started < PROMPTLY
-        expect(tab.page.locator("#status")).to_have_text("Reconnecting…", timeout=PROMPTLY * 1000)
+        # the page says the agent is gone (not "Reconnecting…" for ever), and so does the card
+        expect(tab.page.locator("#status")).to_have_text(
+            "The agent has stopped asking: this page can be closed.", timeout=PROMPTLY * 1000
+        )
+        expect(tab.cards().get_by_role("alert")).to_have_text(
+            "The agent stopped asking: nothing was sent."
+        )
+        expect(tab.cards().get_by_role("button", name="Submit")).to_be_disabled()
     finally:
         agent.close()
-    tab.forget_errors()  # the page's reconnection attempts fail, as they should
+    # and it stopped trying to reconnect: no failed requests in the console
+
+
+def test_a_sent_answer_leaves_a_receipt(tab: Tab, agent: Agent) -> None:
+    sent = agent.ask(package_question("one"), AskUserQuestionItem("name", "What name?"))
+    card = tab.card(QUESTION)
+    card.get_by_role("radio", name="npm", exact=True).check()
+    card.get_by_role("textbox", name="Your answer").fill("Shed")
+    card.get_by_role("button", name="Submit").click()
+    assert sent.result(PROMPTLY).get("one").selected == ("npm",)  # type: ignore[union-attr]
+    receipts = tab.page.locator(".receipt")
+    expect(receipts).to_have_text([f"✓ Sent to the agent: {QUESTION} (and 1 more)"])
+    expect(receipts.first).to_have_role("status")
+    cancelled = agent.ask(package_question("two"))
+    tab.card(QUESTION).get_by_role("button", name="Cancel").click()
+    assert error_of(cancelled).code == ASK_CANCELLED
+    expect(receipts).to_have_text(
+        [f"✓ Sent to the agent: {QUESTION} (and 1 more)", f"Cancelled: {QUESTION}"]
+    )
+    expect(tab.cards()).to_have_count(0)
+
+
+def test_the_page_keeps_its_width_when_a_card_with_previews_comes(
+    browser: Browser, provider: WebProvider, agent: Agent
+) -> None:
+    tab = Tab(browser, provider.start(), viewport={"width": 1280, "height": 900})
+    try:
+        agent.ask(package_question("plain"))
+        expect(tab.cards()).to_have_count(1)
+        main = tab.page.locator("main")
+        plain = main.bounding_box()
+        assert plain is not None
+        agent.ask(previewed_question("previewed"))
+        expect(tab.cards()).to_have_count(2)
+        both = main.bounding_box()
+        assert both is not None
+        # the layout does not narrow or widen (nor move sideways)
+        assert (both["x"], both["width"]) == (plain["x"], plain["width"])
+        assert tab.errors == []
+    finally:
+        tab.close()
 
 
 # -- option previews and answer notes ---------------------------------------------------------
@@ -422,6 +523,60 @@ def test_previews_sit_beside_the_options_or_under_them_on_narrow_screens(
             assert tab.errors == []
         finally:
             tab.close()
+
+
+def test_the_tab_order_does_not_depend_on_the_focused_option(
+    browser: Browser, provider: WebProvider, agent: Agent
+) -> None:
+    wide = "```sh\n" + "pnpm install --frozen-lockfile " * 12 + "\n```"
+    agent.ask(
+        AskUserQuestionItem(
+            "pkg",
+            QUESTION,
+            options=[
+                AskUserQuestionOption("pnpm", preview=wide),  # its code scrolls sideways
+                AskUserQuestionOption("npm", preview="Ships with Node."),
+            ],
+        )
+    )
+    tab = Tab(browser, provider.start(), viewport={"width": 1000, "height": 800})
+    try:
+        card = tab.card(QUESTION)
+
+        def stops_after(label: str) -> list[str]:
+            card.get_by_role("radio", name=label, exact=True).focus()
+            expect(card.get_by_role("region", name="Preview")).to_contain_text(
+                "frozen-lockfile" if label == "pnpm" else "Ships with Node."
+            )
+            stops = []
+            for _ in range(4):
+                tab.page.keyboard.press("Tab")
+                stops.append(
+                    tab.page.evaluate(
+                        "() => { const e = document.activeElement;"
+                        " return e.getAttribute('aria-label') || e.labels?.[0]?.textContent"
+                        " || e.textContent; }"
+                    )
+                )
+            return stops
+
+        expected = ["Other answer", "Preview", "Notes (optional)", "Cancel"]
+        assert stops_after("pnpm") == expected
+        assert stops_after("npm") == expected
+        panel = card.get_by_role("region", name="Preview")
+        panel.focus()
+        card.get_by_role("radio", name="pnpm", exact=True).hover()  # show the wide one
+        tab.page.keyboard.press("End")
+        before = panel.evaluate("(e) => e.scrollLeft")
+        tab.page.keyboard.press("ArrowRight")  # the keys scroll the panel itself
+        expect(panel).not_to_have_js_property("scrollLeft", before)
+        for label in ("pnpm", "npm", "Other…"):  # big enough to hit, not 13 px
+            box = card.get_by_role("radio", name=label, exact=True).bounding_box()
+            assert box is not None
+            assert min(box["width"], box["height"]) >= 18, box
+        assert tab.errors == []
+    finally:
+        tab.close()
 
 
 def test_markdown_previews_render_safely(tab: Tab, agent: Agent) -> None:
@@ -535,13 +690,137 @@ def test_notes_without_a_selection_are_flagged_and_never_sent(tab: Tab, agent: A
     assert not future.done()
     many_notes.fill("   ")  # blank notes are no notes
     card.get_by_role("button", name="Submit").click()
+    card.get_by_role("dialog").get_by_role("button", name="Send anyway").click()
     answer = future.result(PROMPTLY)
     one_item, many_item = answer.get("one"), answer.get("many")
     assert one_item is not None
     assert many_item is not None
     assert (one_item.selected, one_item.custom, one_item.notes) == (("npm",), None, "pin it")
     assert (many_item.selected, many_item.notes) == ((), None)
+    expect(tab.cards()).to_have_count(0)  # after the response, so the request was seen
     assert len(posts) == 1
+
+
+def test_enter_in_a_multi_line_box_makes_a_new_line_and_ctrl_enter_submits(
+    tab: Tab, agent: Agent
+) -> None:
+    posts: list[str] = []
+    tab.page.on(
+        "request", lambda request: posts.append(request.url) if request.method == "POST" else None
+    )
+    keyboard = tab.page.keyboard
+    future = agent.ask(
+        package_question("one"),
+        AskUserQuestionItem("name", "What should the project be called?"),
+        package_question("two"),
+    )
+    card = tab.card(QUESTION)
+    expect(card.locator("p.keys")).to_contain_text("in a multi-line box it starts a new line")
+    expect(card.get_by_role("button", name="Submit")).to_have_accessible_description(
+        re.compile("Ctrl\\+Enter submits from anywhere")
+    )
+    one = card.locator('fieldset[data-id="one"]')
+    one.get_by_role("radio", name="npm", exact=True).check()
+    notes = one.get_by_role("textbox", name="Notes (optional)")
+    notes.focus()
+    keyboard.type("but pin it")
+    keyboard.press("Enter")
+    keyboard.type("in CI")
+    free = card.get_by_role("textbox", name="Your answer")
+    free.focus()
+    keyboard.type("Bike")
+    keyboard.press("Enter")
+    keyboard.type("Shed")
+    expect(notes).to_have_value("but pin it\nin CI")
+    expect(free).to_have_value("Bike\nShed")
+    assert posts == []  # Enter in a multi-line box sent nothing
+    assert not future.done()
+    card.locator('fieldset[data-id="two"]').get_by_role("radio", name="yarn", exact=True).check()
+    notes.focus()
+    keyboard.press("Control+Enter")
+    answer = future.result(PROMPTLY)
+    one_item, name, two = answer.get("one"), answer.get("name"), answer.get("two")
+    assert one_item is not None
+    assert name is not None
+    assert two is not None
+    assert (one_item.selected, one_item.notes) == (("npm",), "but pin it\nin CI")
+    assert name.custom == "Bike\nShed"
+    assert two.selected == ("yarn",)
+
+    # Cmd+Enter (Meta) submits from a multi-line box as well
+    typed = agent.ask(AskUserQuestionItem("name", "What should the project be called?"))
+    free = tab.cards().first.get_by_role("textbox", name="Your answer")
+    free.focus()
+    keyboard.type("Shed")
+    keyboard.press("Meta+Enter")
+    assert typed.result(PROMPTLY).get("name").custom == "Shed"  # type: ignore[union-attr]
+
+
+def test_submitting_with_questions_unanswered_asks_first(tab: Tab, agent: Agent) -> None:
+    posts: list[str] = []
+    tab.page.on(
+        "request", lambda request: posts.append(request.url) if request.method == "POST" else None
+    )
+    keyboard = tab.page.keyboard
+    future = agent.ask(
+        package_question("one"),
+        AskUserQuestionItem("name", "What should the project be called?", header="Name"),
+        package_question("two"),
+    )
+    card = tab.card(QUESTION)
+    card.locator('fieldset[data-id="one"]').get_by_role("radio", name="npm", exact=True).check()
+    keyboard.press("Enter")  # on the checked radio: submit
+    dialog = card.get_by_role("dialog", name="Send with questions unanswered?")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_have_accessible_description(
+        "2 of 3 questions have no answer: the agent will see them as skipped."
+    )
+    expect(dialog.get_by_role("listitem")).to_have_text(
+        ["Name: What should the project be called?", f"Package manager: {QUESTION}"]
+    )
+    expect(dialog.get_by_role("button", name="Keep answering")).to_be_focused()
+    keyboard.press("Enter")  # the safe choice first: back to the form
+    expect(dialog).to_be_hidden()
+    expect(card.get_by_role("textbox", name="Your answer")).to_be_focused()
+    assert posts == []
+    assert not future.done()
+
+    keyboard.type("Bike Shed")
+    keyboard.press("Control+Enter")
+    expect(dialog).to_have_accessible_description(
+        "1 of 3 questions has no answer: the agent will see it as skipped."
+    )
+    keyboard.press("Escape")  # Esc closes it too, and goes to the question left
+    expect(dialog).to_be_hidden()
+    expect(
+        card.locator('fieldset[data-id="two"]').get_by_role("radio", name="pnpm", exact=True)
+    ).to_be_focused()
+    assert posts == []
+
+    card.get_by_role("button", name="Submit").click()
+    expect(dialog.get_by_role("button", name="Keep answering")).to_be_focused()
+    keyboard.press("Tab")
+    expect(dialog.get_by_role("button", name="Send anyway")).to_be_focused()
+    keyboard.press("Enter")
+    answer = future.result(PROMPTLY)
+    one, name, two = answer.get("one"), answer.get("name"), answer.get("two")
+    assert one is not None
+    assert name is not None
+    assert two is not None
+    assert (one.selected, name.custom, two.selected, two.custom) == (
+        ("npm",),
+        "Bike Shed",
+        (),
+        None,
+    )
+    expect(tab.cards()).to_have_count(0)  # after the response, so the request was seen
+    assert len(posts) == 1
+
+    # every question answered: no check, the answers go at once
+    answered = agent.ask(package_question("only"))
+    tab.cards().first.get_by_role("radio", name="yarn", exact=True).check()
+    tab.cards().first.get_by_role("button", name="Submit").click()
+    assert answered.result(PROMPTLY).get("only").selected == ("yarn",)  # type: ignore[union-attr]
 
 
 # -- the page as a whole ---------------------------------------------------------------------
@@ -595,6 +874,78 @@ def test_the_title_counts_pending_questions(tab: Tab, agent: Agent) -> None:
     assert error_of(first).code == ASK_CANCELLED
     expect(tab.page).to_have_title("(1) question · user-interaction")
     expect(tab.page.locator("#empty")).to_be_hidden()
+
+
+def test_the_title_counts_questions_not_asks(tab: Tab, agent: Agent) -> None:
+    agent.ask(package_question("a"), package_question("b"), package_question("c"))
+    expect(tab.page).to_have_title("(3) questions · user-interaction")
+    agent.ask(package_question("d"))
+    expect(tab.page).to_have_title("(4) questions · user-interaction")
+
+
+def test_several_pending_asks_are_counted_with_a_way_to_each(
+    browser: Browser, provider: WebProvider, agent: Agent
+) -> None:
+    tab = Tab(browser, provider.start(), viewport={"width": 1280, "height": 700})
+    try:
+        jump = tab.page.get_by_role("navigation", name="Pending asks")
+        first = agent.ask(previewed_question("first"), package_question("more"))
+        expect(tab.cards()).to_have_count(1)
+        expect(jump).to_be_hidden()  # one ask: nothing to jump between
+        agent.ask(
+            AskUserQuestionItem("checks", "Which checks should run?", options=["lint", "tests"])
+        )
+        expect(jump).to_be_visible()
+        expect(jump).to_contain_text("2 asks waiting:")
+        expect(jump.get_by_role("button")).to_have_text(
+            [f"1. {QUESTION}", "2. Which checks should run?"]
+        )
+        second = tab.card_for("checks")
+        expect(second).not_to_be_in_viewport()  # far below the first one
+        jump.get_by_role("button", name="2. Which checks").click()
+        expect(second).to_be_in_viewport()
+        expect(second.get_by_role("radio", name="lint")).to_be_focused()
+        expect(jump).to_be_in_viewport()  # it stays at the top while scrolling
+        tab.card_for("first").get_by_role("button", name="Cancel").click()
+        assert error_of(first).code == ASK_CANCELLED
+        expect(jump).to_be_hidden()
+        assert tab.errors == []
+    finally:
+        tab.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_page_passes_axe_wcag_a_and_aa(
+    browser: Browser, provider: WebProvider, agent: Agent, scheme: str
+) -> None:
+    """axe-core finds no WCAG 2.1 A/AA violation: with cards, previews, the list of
+    asks, the time left, the check before sending and a card the agent gave up on."""
+    checker = axe()
+    controller = AbortController()
+    agent.ask(previewed_question("pkg"), package_question("many", multi=True), timeout=60)
+    agent.ask(AskUserQuestionItem("name", "What name?"), signal=controller.signal)
+    tab = Tab(
+        browser, provider.start(), color_scheme=scheme, viewport={"width": 1280, "height": 900}
+    )
+    try:
+        expect(tab.cards()).to_have_count(2)
+        controller.abort()
+        expect(tab.page.get_by_role("button", name="Dismiss")).to_be_visible()
+        card = tab.card_for("pkg")
+        card.get_by_role("radio", name="npm", exact=True).check()
+        card.get_by_role("button", name="Submit").click()
+        expect(card.get_by_role("dialog")).to_be_visible()
+        options = {
+            "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}
+        }
+        results = checker.run(tab.page, options=options)
+        violations = results.response["violations"]
+        assert violations == [], [
+            (v["id"], [node["target"] for node in v["nodes"]]) for v in violations
+        ]
+        assert tab.errors == []
+    finally:
+        tab.close()
 
 
 SCREENSHOT_PREVIEWS = {

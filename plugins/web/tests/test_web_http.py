@@ -337,7 +337,11 @@ def test_previews_reach_the_page(client: Client, agent: Agent) -> None:
         future = agent.ask(previewed_question(), previewed_question("many", multi=True))
         event, card = stream.next_event() or ("", {})
         assert event == "ask"
-        assert card == pending(client)[0]
+        # the time left is as of each sending: the rest is the same card
+        assert 0 < card.pop("timeLeft") <= 10
+        shown = pending(client)[0]
+        assert 0 < shown.pop("timeLeft") <= 10
+        assert card == shown
         for question in card["questions"]:
             options = {option["label"]: option for option in question["options"]}
             assert options["pnpm"]["preview"] == PREVIEWS["pnpm"]
@@ -372,7 +376,8 @@ def test_abort_and_timeout_withdraw_the_card_and_a_late_post_is_409(
         ask_id = event[1]["askId"]
         controller.abort()
         assert error_of(aborted).code == ASK_ABORTED
-        assert stream.next_event() == ("withdraw", {"askId": ask_id})
+        # the code says the agent's side gave up, so a page can say so
+        assert stream.next_event() == ("withdraw", {"askId": ask_id, "code": "ASK_ABORTED"})
         late = {"askId": ask_id, "action": "accept", "answers": []}
         assert client.post(late).status == 409
 
@@ -381,7 +386,10 @@ def test_abort_and_timeout_withdraw_the_card_and_a_late_post_is_409(
         assert event is not None
         assert event[0] == "ask"
         assert error_of(timed_out).code == ASK_TIMEOUT
-        assert stream.next_event() == ("withdraw", {"askId": event[1]["askId"]})
+        assert stream.next_event() == (
+            "withdraw",
+            {"askId": event[1]["askId"], "code": "ASK_TIMEOUT"},
+        )
         assert client.post({"askId": event[1]["askId"], "action": "cancel"}).status == 409
     finally:
         stream.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import threading
 from typing import Final, TextIO
@@ -21,9 +22,10 @@ from user_interaction import (
     UserInteractionError,
     hookimpl,
 )
+from user_interaction.terminal import color_wanted
 
 from . import _console
-from ._text import PROMPT, interpret, render_question
+from ._text import PROMPT, echo, interpret, render_question
 
 __all__ = ["StdioProvider"]
 
@@ -62,6 +64,16 @@ def _output_failed(failure: BaseException | None) -> UserInteractionError:
     return UserInteractionError(message, ASK_ABORTED, cause=failure)
 
 
+def _rows(stream: TextIO | None) -> int | None:
+    """The height of the terminal ``stream`` shows on, or ``None`` off a terminal."""
+    try:
+        if stream is None or not stream.isatty():
+            return None
+        return os.get_terminal_size(stream.fileno()).lines or None
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
 def _notice(signal: AbortSignal, error: BaseException) -> str | None:
     """The line shown when a question on screen stops waiting, or ``None`` for none."""
     if signal.aborted:  # why the ask ended, even when that reached us as a cancellation
@@ -89,12 +101,15 @@ class StdioProvider:
     across providers reading the same stream.
 
     Answers are typed as: a number (several on multi-select questions, separated by commas
-    or spaces), optionally followed by ``# note`` for notes beside the choice (``2 # pin
-    the version``), any other text for a custom answer, ``=text`` for literal text such as
-    ``=42``, and ``-`` to skip. Option previews are shown under their option. End of input
-    (a pipe or a file that ends) rejects with ``ASK_ABORTED``, now and for every later ask;
-    so does an output that cannot be written (closed, full). Ctrl-D at a terminal prompt is
-    the human dismissing the question: ``ASK_CANCELLED``, and the terminal stays usable.
+    or spaces) or an option's exact label, optionally followed by ``# note`` for notes
+    beside the choice (``2 # pin the version``), any other text for a custom answer,
+    ``=text`` for literal text such as ``=42``, and ``-`` to skip. Each answer is echoed
+    under its question; a request of several says ``Question n of m``; colour follows
+    ``NO_COLOR``, ``FORCE_COLOR`` and ``TERM``. Option previews are shown under their
+    option. End of input (a pipe or a file that ends) rejects with ``ASK_ABORTED``, now
+    and for every later ask; so does an output that cannot be written (closed, full).
+    Ctrl-D at a terminal prompt is the human dismissing the question: ``ASK_CANCELLED``,
+    and the terminal stays usable.
     """
 
     #: A terminal shows one question at a time: the manager queues concurrent asks.
@@ -151,8 +166,10 @@ class StdioProvider:
             try:
                 if console.eof:  # the ask before this one met the end of input
                     raise _end_of_input(console)
+                total = len(request.questions)
                 answers = [
-                    await self._ask_question(console, signal, item) for item in request.questions
+                    await self._ask_question(console, signal, item, number, total)
+                    for number, item in enumerate(request.questions, 1)
                 ]
             finally:
                 console.turns.release()
@@ -190,14 +207,23 @@ class StdioProvider:
             return self._console
 
     async def _ask_question(
-        self, console: _console.Console, signal: AbortSignal, item: AskUserQuestionItem
+        self,
+        console: _console.Console,
+        signal: AbortSignal,
+        item: AskUserQuestionItem,
+        number: int,
+        total: int,
     ) -> AskUserQuestionAnswerItem:
         console.discard_typeahead()  # a line typed before the question never answers it
-        self._write(render_question(item))
+        color = color_wanted(self._stream())
+        rows = _rows(self._stream())
+        self._write(render_question(item, number, total, color=color, rows=rows))
         while True:
             line = await self._read_line(console, signal)
             result = interpret(item, line)
             if isinstance(result, AskUserQuestionAnswerItem):
+                # what was understood stays on the screen (and in its scrollback)
+                self._write_quietly(echo(item, result, color=color))
                 return result
             self._write(result + "\n")
 

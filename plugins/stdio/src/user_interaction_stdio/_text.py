@@ -15,7 +15,12 @@ Typing conventions (also in the README and in the hint under every question):
 * ``-`` alone skips the question (an answer with no selection and no custom text);
 * ``=text`` answers with ``text`` literally, so ``=42`` is the custom answer ``42``;
 * ``#`` after the numbers starts a note beside the choice: ``2 # pin the version``;
+* an option's exact label (spaces around it stripped) picks that option, notes allowed
+  after it as after a number (``npm # pin it``);
 * any other non-empty text is a custom answer.
+
+With colour (see :func:`user_interaction.terminal.color_wanted`), the question is bold
+and descriptions, previews and hints are dimmed; the text is the same either way.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ __all__ = [
     "NOTE",
     "PROMPT",
     "SKIP",
+    "echo",
     "interpret",
     "render_question",
     "usage",
@@ -62,6 +68,17 @@ def _encoding() -> str:
     return getattr(sys.stdin, "encoding", None) or "utf-8"
 
 
+# Select Graphic Rendition: the few looks used, and the reset after each.
+_BOLD: Final = "\x1b[1m"
+_DIM: Final = "\x1b[2m"
+_GREEN: Final = "\x1b[32m"
+_RESET: Final = "\x1b[0m"
+
+
+def _paint(text: str, look: str, color: bool) -> str:
+    return f"{look}{text}{_RESET}" if color and text else text
+
+
 def usage(item: AskUserQuestionItem) -> str:
     """The one-line hint shown under a question, before the first prompt."""
     conventions = f"{LITERAL}text: literal text, {SKIP}: skip"
@@ -83,25 +100,59 @@ def _choices(item: AskUserQuestionItem) -> str:
     return f"type {numbers}, your own answer, {LITERAL}text for literal text, or {SKIP} to skip."
 
 
-def render_question(item: AskUserQuestionItem) -> str:
-    """The question block: a blank line, ``[header] question``, detail, options, hint."""
+def render_question(
+    item: AskUserQuestionItem,
+    number: int = 1,
+    total: int = 1,
+    *,
+    color: bool = False,
+    rows: int | None = None,
+) -> str:
+    """The question block: a blank line, ``Question n of m`` (in a request of several),
+    ``[header] question``, detail, options, hint; ``color`` adds emphasis. When the block
+    is taller than ``rows`` (the terminal's height) the question's first line scrolled
+    away: it is said again, after ``↑``, right above the hint."""
     title = visible(item.question)
     if item.header and item.header.strip():
         title = f"[{visible(item.header)}] {title}"
-    lines = ["", title]
+    lines = [""]
+    if total > 1:
+        lines.append(_paint(f"Question {number} of {total}", _DIM, color))
+    lines.append(_paint(title, _BOLD, color))
     if item.detail:
         lines.extend(visible(item.detail, multiline=True).split("\n"))
-    for number, option in enumerate(item.options, 1):
-        bullet = f"  {number}. "
+    for index, option in enumerate(item.options, 1):
+        bullet = f"  {index}. "
         indent = " " * len(bullet)
         lines.append(bullet + visible(option.label))
         if option.description:
-            lines.append(indent + visible(option.description))
+            lines.append(indent + _paint(visible(option.description), _DIM, color))
         if option.preview and option.preview.strip():
             preview = visible(option.preview, multiline=True)
-            lines.extend((indent + GUTTER + line).rstrip() for line in preview.split("\n"))
-    lines.append(usage(item))
+            lines.extend(
+                indent + _paint((GUTTER + line).rstrip(), _DIM, color)
+                for line in preview.split("\n")
+            )
+    if rows is not None and len(lines) + 2 > rows:  # + the hint and the prompt
+        lines.append(_paint(f"↑ {title}", _BOLD, color))
+    lines.append(_paint(usage(item), _DIM, color))
     return "\n".join(lines) + "\n"
+
+
+def echo(
+    item: AskUserQuestionItem, answer: AskUserQuestionAnswerItem, *, color: bool = False
+) -> str:
+    """The line that records an answer under its question: what was understood."""
+    if answer.custom is not None:
+        text = f"✓ your answer: {visible(answer.custom)}"
+    elif answer.selected:
+        numbers = {option.label: index for index, option in enumerate(item.options, 1)}
+        text = "✓ " + ", ".join(f"{numbers[label]}. {visible(label)}" for label in answer.selected)
+        if answer.notes:
+            text += f" (notes: {visible(answer.notes)})"
+    else:
+        return _paint("- skipped", _DIM, color) + "\n"
+    return _paint(text, _GREEN, color) + "\n"
 
 
 Interpretation = Union[AskUserQuestionAnswerItem, str]
@@ -130,7 +181,13 @@ def interpret(item: AskUserQuestionItem, line: str) -> Interpretation:
         return AskUserQuestionAnswerItem(item.id, custom=literal)
     if item.options:
         choice, _, notes = text.partition(NOTE)
-        picked = _pick(item, choice.strip())
+        picked = _pick(item, choice.strip())  # numbers first: "2" is option 2
+        labels = [option.label for option in item.options]
+        numbered = isinstance(picked, list) and bool(picked)
+        if not numbered and text in labels:  # then an exact label, even one with a "#"
+            picked, notes = [text], ""
+        elif not numbered and choice.strip() in labels:  # a label, then notes
+            picked = [choice.strip()]
         if isinstance(picked, str):
             return picked
         if picked:

@@ -19,7 +19,6 @@ from prompt_toolkit.data_structures import Point
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
-from prompt_toolkit.formatted_text.utils import split_lines
 from prompt_toolkit.input import create_input
 from prompt_toolkit.input.typeahead import clear_typeahead
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -28,7 +27,6 @@ from prompt_toolkit.layout import (
     DynamicContainer,
     HSplit,
     Layout,
-    ScrollOffsets,
     VSplit,
     Window,
 )
@@ -50,7 +48,7 @@ from user_interaction import (
     UserInteractionError,
 )
 
-from . import _view
+from . import _view, _wrap
 from ._form import CANCEL, Field, Form, Outcome
 
 if TYPE_CHECKING:
@@ -60,6 +58,16 @@ __all__ = ["SIDE_BY_SIDE", "Screen", "run"]
 
 #: From this many columns on, a preview is shown beside the options, else under them.
 SIDE_BY_SIDE: Final = 100
+#: The share of the screen's width the options take when a preview is beside them.
+LIST_SHARE: Final = 0.45
+#: Under this many rows (and too narrow for a preview beside the options), a preview
+#: takes the place of the options while "p" is on: a panel under them would leave room
+#: for neither.
+TALL: Final = 20
+#: The most lines a text field grows to as its text wraps (fewer on a short screen).
+FIELD_LINES: Final = 6
+#: From this many rows on, the keys may take two lines (else one: fewer keys are named).
+TWO_LINE_KEYS: Final = 18
 #: How long a lone Esc waits for the rest of an escape sequence (an arrow key).
 ESCAPE_WAIT: Final = 0.1
 
@@ -82,6 +90,10 @@ STYLE: Final = Style.from_dict(
         "message": "bold fg:ansired",
         "field": "bold",
         "separator": "fg:ansibrightblack",
+        "more": "fg:ansibrightblack",
+        "preview.none": "fg:ansibrightblack italic",
+        "time": "fg:ansibrightblack",
+        "time.soon": "bold fg:ansiyellow",
     }
 )
 
@@ -89,37 +101,47 @@ STYLE: Final = Style.from_dict(
 class Screen:
     """The layout and key bindings of one form."""
 
-    def __init__(self, form: Form) -> None:
+    def __init__(self, form: Form, time_left: Callable[[], float | None] | None = None) -> None:
         self.form = form
+        self.time_left = time_left or (lambda: None)
         self.done = False
         self.buffer = Buffer(multiline=False)
         self._drawn: tuple[int, _view.Body] = (-1, _view.Body([], 0, []))
         self._field: Field | None = None
         self.body_window = Window(
-            _BodyControl(self),
-            wrap_lines=True,
-            get_line_prefix=self._indent,
-            scroll_offsets=ScrollOffsets(top=1, bottom=2),
+            _Text(self.body, key=lambda: form.version, scroll=True, focusable=True),
+            wrap_lines=True,  # only what the word wrap could not fit
             always_hide_cursor=True,
         )
-        preview = FormattedTextControl(
-            _styled(lambda: [("class:preview", _view.preview(form) or "")])
+        preview = Window(_Text(lambda: _view.preview(form)), wrap_lines=True)
+        self._preview_alone = Window(
+            _Text(lambda: _view.preview(form, alone=True)), wrap_lines=True
         )
         self._side_by_side = VSplit(
             [
-                HSplit([self.body_window], width=Dimension(weight=1)),
+                HSplit([self.body_window], width=self._list_width),
                 Window(width=1, char="│", style="class:separator"),
-                Window(preview, wrap_lines=True, width=Dimension(weight=1)),
+                preview,
             ]
         )
         self._stacked = HSplit(
             [
                 HSplit([self.body_window], height=Dimension(min=3, weight=2)),
                 Window(height=1, char="─", style="class:separator"),
-                Window(preview, wrap_lines=True, height=self._preview_height),
+                Window(
+                    _Text(lambda: _view.preview(form)), wrap_lines=True, height=self._preview_height
+                ),
             ]
         )
-        self.field_window = Window(BufferControl(self.buffer), height=1)
+        # a long answer wraps onto more lines (up to a few) instead of scrolling sideways
+        # and showing only its tail
+        self.field_window = Window(
+            BufferControl(self.buffer),
+            wrap_lines=True,
+            height=self._field_height,
+            dont_extend_height=True,
+        )
+        self._title = _Text(lambda: _view.Body(_view.title(form, self.time_left()), 0, []))
         field_label = FormattedTextControl(_styled(self._field_label))
         rule = Window(height=1, char="─", style="class:separator")
         self.layout = Layout(
@@ -127,14 +149,14 @@ class Screen:
                 [
                     ConditionalContainer(
                         Window(
-                            FormattedTextControl(_styled(lambda: _view.tabs(form))),
+                            _Text(lambda: _view.Body(_view.tabs(form), 0, [])),
                             wrap_lines=True,
                             dont_extend_height=True,
                         ),
                         filter=Condition(lambda: form.batch),
                     ),
                     Window(
-                        FormattedTextControl(_styled(lambda: _view.title(form))),
+                        self._title,
                         wrap_lines=True,
                         dont_extend_height=True,
                         height=self._title_height,
@@ -147,7 +169,18 @@ class Screen:
                     ),
                     rule,
                     Window(
-                        FormattedTextControl(_styled(lambda: _view.footer(form))),
+                        _Text(
+                            lambda: _view.Body(
+                                _view.footer(
+                                    form,
+                                    _app_columns(),
+                                    2 if _app_rows() >= TWO_LINE_KEYS else 1,
+                                    preview_key=self.preview_key(),
+                                ),
+                                0,
+                                [],
+                            )
+                        ),
                         wrap_lines=True,
                         dont_extend_height=True,
                     ),
@@ -166,22 +199,40 @@ class Screen:
             self._drawn = (self.form.version, drawn)
         return drawn
 
-    def _indent(self, line: int, wrap_count: int) -> str:
-        indents = self.body().indents
-        return " " * indents[line] if wrap_count and line < len(indents) else ""
-
     def _main(self) -> Container:
-        if _view.preview(self.form) is None:
+        # on a page with previews the split stays as the cursor moves, previews or not
+        if not self.form.has_previews():
             return self.body_window
-        columns = _app_columns()
-        return self._side_by_side if columns >= SIDE_BY_SIDE else self._stacked
+        if _app_columns() >= SIDE_BY_SIDE:
+            return self._side_by_side
+        if _app_rows() >= TALL:
+            return self._stacked
+        return self._preview_alone if self.form.preview_open else self.body_window
+
+    def preview_key(self) -> bool:
+        """Whether "p" shows the preview: on a small screen with no room for the panel."""
+        if not self.form.has_previews() or self.form.field is not None:
+            return False
+        return _app_columns() < SIDE_BY_SIDE and _app_rows() < TALL
+
+    def _list_width(self) -> Dimension:
+        """A share of the screen, whatever the previews hold: a wide one neither crushes
+        the options nor makes the split jump as the cursor moves."""
+        return Dimension.exact(max(24, int(_app_columns() * LIST_SHARE)))
 
     def _preview_height(self) -> Dimension:
-        text = _view.preview(self.form) or ""
-        return Dimension(min=3, max=max(3, text.count("\n") + 1), weight=1)
+        lines, _ = _wrap.wrap(_view.preview(self.form).fragments, _app_columns())
+        return Dimension(min=3, max=max(3, len(lines)), weight=1)
+
+    def _field_height(self) -> Dimension:
+        return Dimension(min=1, max=max(1, min(FIELD_LINES, _app_rows() // 3)))
 
     def _title_height(self) -> Dimension:
-        return Dimension(min=1, max=max(3, _app_rows() // 3))
+        """As tall as the question, up to two fifths of the screen (then it says how many
+        lines are left out); the options make do with the rest."""
+        cap = max(3, _app_rows() * 2 // 5)
+        wanted = self._title.preferred_height(_app_columns(), cap, True, None) or 1
+        return Dimension(min=min(wanted, cap), max=cap, preferred=wanted)
 
     def _field_label(self) -> list[tuple[str, str]]:
         form = self.form
@@ -215,6 +266,7 @@ class Screen:
         bind(("s",), form.skip, filter=listing)
         bind(("o",), lambda: form.open(Field.CUSTOM), filter=listing)
         bind(("n",), lambda: form.open(Field.NOTES), filter=listing)
+        bind(("p",), form.toggle_preview, filter=listing & Condition(self.preview_key))
         bind(("tab", "right", "l"), form.next_tab, filter=listing)
         bind(("s-tab", "left", "h"), form.previous_tab, filter=listing)
         for digit in "0123456789":
@@ -258,32 +310,114 @@ class Screen:
         self._field = field
 
 
-class _BodyControl(UIControl):
-    """The option rows: split into lines once per change of the form, not per frame (a
+class _Text(UIControl):
+    """Styled text wrapped at word boundaries to the window's width. Text taller than the
+    window says so: with ``scroll`` (the options) the window follows the cursor and a
+    line at either end counts the lines beyond it; else the last line shown does.
+
+    With ``key``, the wrapped lines are kept until the key or the width changes (a
     question with 500 options redraws in a few milliseconds)."""
 
-    def __init__(self, screen: Screen) -> None:
-        self._screen = screen
-        self._content: tuple[int, UIContent | None] = (-1, None)
+    def __init__(
+        self,
+        get: Callable[[], _view.Body],
+        *,
+        key: Callable[[], object] | None = None,
+        scroll: bool = False,
+        focusable: bool = False,
+    ) -> None:
+        self._get = get
+        self._key = key
+        self._scroll = scroll
+        self._focusable = focusable
+        self._cache: tuple[object, int, list[_wrap.Fragments], int] | None = None
+        self._top = 0  # the first line shown, when scrolling
 
     def is_focusable(self) -> bool:
-        return True
+        return self._focusable
+
+    def _lines(self, width: int) -> tuple[list[_wrap.Fragments], int]:
+        """The screen lines at ``width``, and the one the cursor is on."""
+        key = self._key() if self._key is not None else None
+        cached = self._cache
+        if cached is not None and self._key is not None and cached[:2] == (key, width):
+            return cached[2], cached[3]
+        body = self._get()
+        lines, starts = _wrap.wrap(body.fragments, width, body.indents)
+        if len(lines) > 1 and not lines[-1]:
+            lines.pop()  # the line break after the last row
+        cursor = starts[body.cursor_line] if body.cursor_line < len(starts) else 0
+        self._cache = (key, width, lines, cursor)
+        return lines, cursor
+
+    def preferred_width(self, max_available_width: int) -> int | None:
+        return None
+
+    def preferred_height(
+        self,
+        width: int,
+        max_available_height: int,
+        wrap_lines: bool,
+        get_line_prefix: Any,
+    ) -> int | None:
+        return len(self._lines(width)[0])
 
     def create_content(self, width: int, height: int) -> UIContent:
-        version, content = self._content
-        if content is None or version != self._screen.form.version:
-            body = self._screen.body()
-            lines = list(split_lines(cast("StyleAndTextTuples", body.fragments)))
-            if lines and not lines[-1]:
-                lines.pop()  # the line break after the last row
-            content = UIContent(
-                get_line=lines.__getitem__,
-                line_count=len(lines),
-                cursor_position=Point(0, body.cursor_line),
-                show_cursor=False,
-            )
-            self._content = (self._screen.form.version, content)
-        return content
+        lines, cursor = self._lines(width)
+        if height < 1 or len(lines) <= height:
+            shown, cursor = lines, min(cursor, max(0, len(lines) - 1))
+        elif self._scroll and height >= 3:
+            shown, cursor = self._follow(lines, cursor, height)
+        else:
+            hidden = len(lines) - height + 1
+            shown = [*lines[: height - 1], _more("▼", hidden, "below")]
+            cursor = min(cursor, height - 1)
+        return UIContent(
+            get_line=cast("Callable[[int], StyleAndTextTuples]", shown.__getitem__),
+            line_count=len(shown),
+            cursor_position=Point(0, cursor),
+            show_cursor=False,
+        )
+
+    def _follow(
+        self, lines: list[_wrap.Fragments], cursor: int, height: int
+    ) -> tuple[list[_wrap.Fragments], int]:
+        """``height`` lines around the cursor (the line after it too, where a description
+        sits), a marker line at the ends with lines beyond them."""
+        total = len(lines)
+        top = max(0, min(self._top, total - 1))
+        for _ in range(4):  # the markers take room: settle in a few steps
+            room = height - (top > 0)
+            below = top + room < total
+            room -= below
+            want_low, want_high = max(0, cursor - 1), min(total, cursor + 2)
+            if want_low < top:
+                top = want_low if want_low > 1 else 0
+            elif want_high > top + room:
+                top = min(want_high - room, total - 1)
+            elif not below and top > 0 and total - top < room:
+                top = max(0, total - room)
+            else:
+                break
+        room = height - (top > 0)
+        below = top + room < total
+        room -= below
+        if cursor < top:  # too little room for the lines around it: the cursor's own
+            top = cursor
+        elif cursor >= top + room:
+            top = cursor - room + 1
+        self._top = top
+        shown = lines[top : top + room]
+        if top > 0:
+            shown.insert(0, _more("▲", top, "above"))
+        if below:
+            shown.append(_more("▼", total - top - room, "below"))
+        return shown, cursor - top + (top > 0)
+
+
+def _more(arrow: str, count: int, where: str) -> _wrap.Fragments:
+    noun = "line" if count == 1 else "lines"
+    return [("class:more", f"  {arrow} {count} more {noun} {where}")]
 
 
 def _styled(get: Callable[[], list[tuple[str, str]]]) -> Callable[[], StyleAndTextTuples]:
@@ -338,10 +472,16 @@ class _Gate:
 
 
 def build(
-    form: Form, stdin: TextIO, stdout: TextIO
+    form: Form,
+    stdin: TextIO,
+    stdout: TextIO,
+    time_left: Callable[[], float | None] | None = None,
 ) -> tuple[Application[AskUserQuestionAnswer], Screen]:
-    """The application showing ``form`` on the terminal of ``stdin`` and ``stdout``."""
-    screen = Screen(form)
+    """The application showing ``form`` on the terminal of ``stdin`` and ``stdout``;
+    with ``time_left`` (seconds, or ``None`` for no limit) a countdown, redrawn each
+    second."""
+    screen = Screen(form, time_left)
+    counting = time_left is not None and time_left() is not None
     no_color = bool(os.environ.get("NO_COLOR"))
     app: Application[AskUserQuestionAnswer] = Application(
         layout=screen.layout,
@@ -353,6 +493,7 @@ def build(
         input=create_input(stdin),
         output=create_output(stdout),
         color_depth=ColorDepth.DEPTH_1_BIT if no_color else None,
+        refresh_interval=1.0 if counting else None,
     )
     app.ttimeoutlen = ESCAPE_WAIT
     screen.sync(app)  # a free-text question starts with its field open
@@ -369,7 +510,7 @@ async def run(
     they are restored again when the application has unwound, in every case.
     """
     gate = _Gate(stdout)
-    app, screen = build(form, stdin, cast("TextIO", gate))
+    app, screen = build(form, stdin, cast("TextIO", gate), signal.time_left)
     fd = _fileno(stdin)
     saved = _terminal_state(fd)
     loop = asyncio.get_running_loop()
@@ -390,6 +531,12 @@ async def run(
                 pass
         gate.close()
         _restore_terminal(fd, saved)
+        # the question does not just vanish: a line in the scrollback says what happened
+        try:
+            stdout.write(_view.withdrawn(form, signal.error().code) + "\n")
+            stdout.flush()
+        except Exception:  # a terminal that went away: nobody to tell
+            pass
 
     def on_signal() -> None:
         if threading.get_ident() == loop_thread:
@@ -401,17 +548,31 @@ async def run(
                 pass
 
     remove = signal.add_callback(on_signal)
+    record: list[str] = []
     try:
-        return await app.run_async(
+        answer = await app.run_async(
             pre_run=before_first_frame, set_exception_handler=False, handle_sigint=False
         )
+        record = _view.record(form, answer)
+        return answer
     except EOFError:
         raise UserInteractionError("End of input: no answer can be read.", ASK_ABORTED) from None
+    except UserInteractionError as error:
+        if error.code == ASK_CANCELLED and not signal.aborted:
+            record = _view.record(form, None)
+        raise
     finally:
         remove()
         gate.close()
         clear_typeahead(app.input)
         _restore_terminal(fd, saved)
+        # the screen is gone: what was asked and answered stays in the scrollback
+        if record:
+            try:
+                stdout.write("".join(line + "\n" for line in record))
+                stdout.flush()
+            except Exception:  # a terminal that went away: nobody to tell
+                pass
 
 
 # -- the terminal --------------------------------------------------------------------------

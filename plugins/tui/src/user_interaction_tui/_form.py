@@ -116,6 +116,9 @@ class Form:
         self.field_text = ""
         #: A one-line message for the human (why Submit refused, ...).
         self.message = ""
+        #: The focused option's preview is shown in place of the options ("p", on a
+        #: screen too small for both).
+        self.preview_open = False
         #: Bumped by every change: views cache what they drew for a version.
         self.version = 0
         self._digits = ""
@@ -141,6 +144,12 @@ class Form:
             if preview and preview.strip():
                 return preview
         return None
+
+    def has_previews(self) -> bool:
+        """Whether the question shown has an option with a preview."""
+        if self.reviewing:
+            return False
+        return any(option.preview and option.preview.strip() for option in self.page.item.options)
 
     def unanswered(self) -> list[Page]:
         return [page for page in self.pages if page.status is Status.UNANSWERED]
@@ -224,6 +233,7 @@ class Form:
         if not self.batch:
             return None
         self.tab = _clamp(tab, len(self.pages))
+        self.preview_open = False
         if self.reviewing:
             self.review_cursor = len(self.pages)
         self._open_free_text()
@@ -245,6 +255,11 @@ class Form:
             self.review_cursor = missing[0].number - 1
             return None
         return AskUserQuestionAnswer([page.answer_item() for page in self.pages])
+
+    def toggle_preview(self) -> Outcome:
+        self._touch()
+        self.preview_open = not self.preview_open
+        return None
 
     def cancel(self) -> Outcome:
         return CANCEL
@@ -271,6 +286,8 @@ class Form:
             page.notes = text or None
             if text and not page.chosen:
                 self.message = "Notes go beside a choice: pick an option too."
+            # back to the choice: Enter now confirms it, instead of reopening the notes
+            page.cursor = page.chosen[0] if page.chosen else 0
             return None
         if field is Field.CUSTOM:
             if not text:

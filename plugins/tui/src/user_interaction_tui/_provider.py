@@ -54,7 +54,7 @@ class TuiProvider:
 
     @staticmethod
     def available() -> bool:
-        """Whether stdin and stdout are both terminals (a full screen needs one)."""
+        """Only when stdin and stdout are both terminals (a full screen needs one)."""
         return _isatty(sys.stdin) and _isatty(sys.stdout)
 
     def __init__(self, input: TextIO | None = None, output: TextIO | None = None) -> None:

@@ -7,13 +7,16 @@ cheap to test. Model text always goes through :func:`user_interaction.terminal.v
 
 from __future__ import annotations
 
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from user_interaction.terminal import visible
 
 from ._form import Form, Page, Row, Status
 
-__all__ = ["Body", "body", "footer", "preview", "tabs", "title"]
+if TYPE_CHECKING:
+    from user_interaction import AskUserQuestionAnswer
+
+__all__ = ["Body", "body", "clock", "footer", "preview", "record", "tabs", "title", "withdrawn"]
 
 Fragments = list[tuple[str, str]]
 
@@ -51,13 +54,29 @@ def tabs(form: Form) -> Fragments:
     return out
 
 
-def title(form: Form) -> Fragments:
-    """Above the options: the header as a label, the question, its detail."""
+def clock(seconds: float) -> str:
+    """``seconds`` left as ``m:ss`` (``h:mm:ss`` from an hour), rounded up: a countdown
+    shows 0:00 only when the time is up."""
+    whole = max(0, int(-(-seconds // 1)))
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def title(form: Form, time_left: float | None = None) -> Fragments:
+    """Above the options: the header as a label, the question, its detail; with
+    ``time_left`` (seconds), the time left to answer, on the first line."""
+    timer: Fragments = []
+    if time_left is not None:
+        style = "class:time.soon" if time_left < 60 else "class:time"
+        timer = [(style, f"⏱ {clock(time_left)} left")]
     if form.reviewing:
         out: Fragments = [("class:question", "Review your answers")]
         missing = len(form.unanswered())
         if missing:
             out.append(("class:unanswered", f"  ({missing} not answered yet)"))
+        if timer:
+            out += [("", "   "), *timer]
         return out
     page = form.page
     out = []
@@ -66,6 +85,8 @@ def title(form: Form) -> Fragments:
         out += [("class:header", f" {visible(header.strip())} "), ("", "  ")]
     if form.batch:
         out.append(("class:counter", f"Question {page.number} of {len(form.pages)}"))
+    if timer:
+        out += [("", "   "), *timer] if out else timer
     if out:
         out.append(("", "\n"))
     out.append(("class:question", visible(page.item.question)))
@@ -73,6 +94,44 @@ def title(form: Form) -> Fragments:
         out.append(("", "\n"))
         out.append(("class:detail", visible(page.item.detail, multiline=True)))
     return out
+
+
+_WITHDRAWN: Final = {
+    "ASK_TIMEOUT": "the time to answer ran out",
+    "PROVIDER_DISPOSED": "the agent stopped asking",
+}
+
+
+def withdrawn(form: Form, code: str) -> str:
+    """The line left on the terminal when an ask ends from outside (timeout, abort,
+    disposal): which question, and that no answer was sent."""
+    first = form.pages[0].item.question.strip().splitlines()[0] if form.pages else ""
+    more = f" (and {len(form.pages) - 1} more)" if len(form.pages) > 1 else ""
+    why = _WITHDRAWN.get(code, "the agent withdrew the question")
+    return f"✗ {visible(first)}{more} — {why}; no answer was sent."
+
+
+def record(form: Form, answer: AskUserQuestionAnswer | None) -> list[str]:
+    """What stays on the terminal once the screen is gone: a line per question with its
+    answer (``None``: the human dismissed the ask)."""
+    lines = []
+    for page in form.pages:
+        header = page.item.header
+        label = f"[{visible(header.strip())}] " if header and header.strip() else ""
+        question = label + visible(page.item.question.strip().splitlines()[0])
+        if answer is None:
+            lines.append(f"✗ {question} → dismissed")
+            continue
+        item = answer.get(page.item.id)
+        if item is None or (not item.selected and item.custom is None):
+            lines.append(f"- {question} → skipped")
+        elif item.custom is not None:
+            lines.append(f"✓ {question} → {visible(item.custom)}")
+        else:
+            text = ", ".join(visible(label) for label in item.selected)
+            notes = f" (notes: {visible(item.notes)})" if item.notes else ""
+            lines.append(f"✓ {question} → {text}{notes}")
+    return lines
 
 
 def body(form: Form) -> Body:
@@ -166,33 +225,87 @@ def _review(form: Form) -> Body:
     return Body(out, cursor_line, indents)
 
 
-def preview(form: Form) -> str | None:
-    """The focused option's preview, as plain text (Markdown shown as written)."""
+def preview(form: Form, *, alone: bool = False) -> Body:
+    """The focused option's preview, as plain text (Markdown shown as written), or a word
+    that it has none (the panel stays, so the split does not jump). ``alone`` (in place
+    of the options) names the option first."""
+    out: Fragments = []
+    row = form.page.row
+    if alone and isinstance(row, int):
+        label = visible(form.page.item.options[row].label)
+        out += [("class:counter", f"Preview of {row + 1}. {label}"), ("", "\n")]
     text = form.focused_preview()
-    return None if text is None else visible(text.rstrip("\n"), multiline=True)
-
-
-def footer(form: Form) -> Fragments:
-    """The keys that work now, and the message of the last key, if any."""
-    if form.field is not None:
-        keys = "Enter: confirm · Esc: close the field · Ctrl-C: cancel"
-        if form.batch:
-            keys += " · Tab: next"
-    elif form.reviewing:
-        keys = "↑/↓: move · Enter: open or submit · s: skip · ←/→: tabs · Esc: cancel"
+    if text is None:
+        out.append(("class:preview.none", "No preview for this option."))
     else:
-        options = bool(form.page.item.options)
-        keys = "↑/↓ j/k: move · Enter: pick"
-        if form.page.item.multi_select:
-            keys = "↑/↓ j/k: move · Space: tick · Enter: done"
-        if options:
-            keys += " · 1-9: jump · o: other · n: notes"
-        keys += " · s: skip"
+        out.append(("class:preview", visible(text.rstrip("\n"), multiline=True)))
+    return Body(out, 0, [])
+
+
+def _keys(form: Form, preview_key: bool) -> list[tuple[str, str]]:
+    """The keys of the screen, most needed first: (long form, short form). A footer too
+    narrow for all of them drops the last ones (every key still works)."""
+    if form.field is not None:
+        keys = [("Enter: confirm", "Enter: confirm"), ("Esc: close the field", "Esc: close")]
         if form.batch:
-            keys += " · ←/→ Tab: questions"
-        keys += " · Esc: cancel"
+            keys.append(("Tab: next", "Tab: next"))
+        keys.append(("Ctrl-C: cancel", "Ctrl-C: cancel"))
+        return keys
+    if form.reviewing:
+        return [
+            ("↑/↓: move", "↑↓: move"),
+            ("Enter: open or submit", "Enter: open/submit"),
+            ("s: skip", "s: skip"),
+            ("←/→: tabs", "←→: tabs"),
+        ]
+    page = form.page
+    keys = [("↑/↓ j/k: move", "↑↓: move")]
+    if page.item.multi_select:
+        keys += [("Space: tick", "Space: tick"), ("Enter: done", "Enter: done")]
+    else:
+        keys.append(("Enter: pick", "Enter: pick"))
+    if preview_key:
+        keys.append(("p: options" if form.preview_open else "p: preview",) * 2)
+    if form.batch:
+        keys.append(("←/→ Tab: questions", "←→: questions"))
+    if page.item.options:
+        keys += [("o: other", "o: other"), ("n: notes", "n: notes")]
+    keys.append(("s: skip", "s: skip"))
+    if page.item.options:
+        keys.append(("1-9: jump", "1-9: jump"))
+    return keys
+
+
+def footer(
+    form: Form, width: int = 1 << 30, lines: int = 1, *, preview_key: bool = False
+) -> Fragments:
+    """The keys that work now, in at most ``lines`` lines of ``width`` cells, never cut
+    inside a key (the long forms, else the short ones, else fewer keys), and the message
+    of the last key, if any. With ``preview_key``, "p" shows the preview in place of the
+    options (a small screen)."""
+    keys = _keys(form, preview_key)
+    last = [] if form.field is not None else [("Esc: cancel", "Esc: cancel")]
+    packed: list[str] = []
+    for count in range(len(keys), 0, -1):
+        for short in (0, 1):
+            packed = _pack([key[short] for key in keys[:count] + last], width)
+            if len(packed) <= lines:
+                break
+        if len(packed) <= lines:
+            break
     out: Fragments = []
     if form.message:
         out += [("class:message", form.message), ("", "\n")]
-    out.append(("class:hint", keys))
+    out.append(("class:hint", "\n".join(packed[:lines])))
     return out
+
+
+def _pack(items: list[str], width: int) -> list[str]:
+    """``items`` joined by " · " into lines of at most ``width`` characters."""
+    lines: list[str] = []
+    for item in items:
+        if lines and len(lines[-1]) + 3 + len(item) <= width:
+            lines[-1] += " · " + item
+        else:
+            lines.append(item)
+    return lines

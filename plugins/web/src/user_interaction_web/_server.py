@@ -20,6 +20,7 @@ from user_interaction import (
     ASK_ABORTED,
     ASK_CANCELLED,
     ASK_DECLINED,
+    ASK_TIMEOUT,
     PROVIDER_DISPOSED,
     AbortSignal,
     AskUserQuestionAnswer,
@@ -64,6 +65,26 @@ class _Ask:
         self.future: asyncio.Future[AskUserQuestionAnswer] = (
             asyncio.get_running_loop().create_future()
         )
+
+    def shown(self) -> dict[str, Any]:
+        """The card as a page gets it now: with ``timeLeft`` (seconds) under a timeout."""
+        signal = self.request.signal
+        left = None if signal is None else signal.time_left()
+        return self.card if left is None else {**self.card, "timeLeft": left}
+
+    def withdrawn(self) -> dict[str, Any]:
+        """The withdraw event: with ``code`` when the agent's side ended the ask (timeout,
+        abort, disposal), so pages say so instead of dropping the card silently."""
+        future = self.future
+        if future.done() and not future.cancelled():
+            error = future.exception()
+            if isinstance(error, UserInteractionError) and error.code in _AGENT_ENDED:
+                return {"askId": self.card["askId"], "code": error.code}
+        return {"askId": self.card["askId"]}
+
+
+#: How an ask ends from the agent's side, not the page's.
+_AGENT_ENDED: Final = frozenset({ASK_TIMEOUT, ASK_ABORTED, PROVIDER_DISPOSED})
 
 
 class _Page:
@@ -130,7 +151,8 @@ class Server:
                 ask.future.set_exception(
                     UserInteractionError("The web provider was disposed.", PROVIDER_DISPOSED)
                 )
-        for page in self._pages:
+        for page in self._pages:  # say so, so the pages stop trying to reconnect
+            page.queue.put_nowait(_event("closed", {}))
             page.queue.put_nowait(None)
         if self._serving:
             await asyncio.wait(self._serving, timeout=1.0)
@@ -168,7 +190,7 @@ class Server:
         self._asks[ask_id] = ask
         remove = _nothing
         try:
-            self._broadcast("ask", card)
+            self._broadcast("ask", ask.shown())
             self._announce_if_unseen()
             signal = request.signal
             if signal is not None:
@@ -180,7 +202,7 @@ class Server:
             remove()
             del self._asks[ask_id]
             self._serving.discard(task)
-            self._broadcast("withdraw", {"askId": ask_id})
+            self._broadcast("withdraw", ask.withdrawn())
 
     def _announce_if_unseen(self) -> None:
         if self._announced or any(page.connected for page in self._pages):
@@ -233,7 +255,7 @@ class Server:
             return response
         self._pages.add(page)  # with the snapshot below, in one step: no event is missed
         self._announced = False
-        snapshot = [ask.card for ask in self._asks.values() if not ask.future.done()]
+        snapshot = [ask.shown() for ask in self._asks.values() if not ask.future.done()]
         try:
             await response.write(b"retry: 1000\n\n" + _event("snapshot", {"asks": snapshot}))
             while True:

@@ -27,10 +27,34 @@
     status.textContent = text;
   }
 
+  // With several asks pending: how many, and a way to jump to each (they can be far apart).
+  const jump = el("nav", { className: "jump", "aria-label": "Pending asks", hidden: true });
+  list.before(jump);
+
   function updateCount() {
     const n = cards.size;
     empty.hidden = n > 0;
-    document.title = n ? `(${n}) ${n === 1 ? "question" : "questions"} · user-interaction` : "user-interaction";
+    let questions = 0;
+    for (const card of cards.values()) questions += card.querySelectorAll("fieldset.question").length;
+    document.title = questions
+      ? `(${questions}) ${questions === 1 ? "question" : "questions"} · user-interaction`
+      : "user-interaction";
+    jump.hidden = n < 2;
+    if (n < 2) {
+      jump.replaceChildren();
+      return;
+    }
+    const buttons = [...cards.values()].map((card, i) => {
+      const prompt = card.querySelector("fieldset.question .prompt");
+      const button = el("button", { type: "button", text: `${i + 1}. ${prompt ? prompt.textContent : ""}` });
+      button.addEventListener("click", () => {
+        card.scrollIntoView({ block: "start" });
+        const first = card.querySelector("input, textarea");
+        if (first) first.focus({ preventScroll: true });
+      });
+      return button;
+    });
+    jump.replaceChildren(el("span", { className: "jump-count", text: `${n} asks waiting:` }), ...buttons);
   }
 
   // -- Markdown, for option previews ------------------------------------------------------
@@ -330,7 +354,6 @@
       fieldset.append(
         el("label", { for: id, className: "visually-hidden", text: "Your answer" }),
         el("textarea", { id, className: "free-text", rows: 3, placeholder: "Type your answer" }),
-        el("p", { className: "hint", text: "Enter sends the answer, Shift+Enter starts a new line." }),
       );
       return fieldset;
     }
@@ -411,7 +434,16 @@
   // The preview panel of a question: the Markdown of the option the pointer is over, else
   // of the focused one, else of the last one checked, else of the first.
   function renderPreviews(name, options, inputs) {
-    const panel = el("div", { className: "preview", id: `${name}-preview`, role: "region", "aria-label": "Preview" });
+    // the panel is the one scroller of a preview (code and tables inside do not scroll on
+    // their own), and always a Tab stop: arrow keys scroll it, and the Tab order does not
+    // change with the option whose preview is shown
+    const panel = el("div", {
+      className: "preview",
+      id: `${name}-preview`,
+      role: "region",
+      "aria-label": "Preview",
+      tabindex: 0,
+    });
     const title = el("p", { className: "preview-title" });
     const body = el("div", { className: "preview-body" });
     panel.append(title, body);
@@ -467,29 +499,104 @@
     return panel;
   }
 
+  const MAC = /Mac|iPhone|iPad/.test(navigator.platform);
+  const SEND_KEYS = MAC ? "⌘+Enter" : "Ctrl+Enter";
+
   function renderAsk(ask) {
     const form = el("form", { className: "card", "data-ask-id": ask.askId, novalidate: true });
+    if (typeof ask.timeLeft === "number") {
+      // counted down on this page's own clock from what the agent had left when it sent
+      form.dataset.deadline = String(performance.now() + ask.timeLeft * 1000);
+      form.append(el("p", { className: "time-left", role: "timer" }));
+    }
     ask.questions.forEach((question, i) => form.append(renderQuestion(ask.askId, question, i)));
     const error = el("p", { className: "error", role: "alert", hidden: true });
-    const submit = el("button", { type: "submit", className: "primary", text: "Submit" });
+    const keys = el("p", {
+      id: `${ask.askId}-keys`,
+      className: "hint keys",
+      text: `Enter on a choice or in a one-line box submits; in a multi-line box it starts a new line. ${SEND_KEYS} submits from anywhere.`,
+    });
+    const submit = el("button", { type: "submit", className: "primary", text: "Submit", "aria-describedby": keys.id });
     const cancel = el("button", { type: "button", "data-action": "cancel", text: "Cancel" });
     const decline = el("button", { type: "button", "data-action": "decline", text: "Decline" });
-    form.append(error, el("div", { className: "actions" }, cancel, decline, submit));
+    const confirm = renderConfirm(form, ask);
+    form.append(error, el("div", { className: "actions" }, keys, cancel, decline, submit), confirm.dialog);
     form.addEventListener("submit", (event) => {
       event.preventDefault();
+      if (form.dataset.state === "withdrawn") return;
       const answers = collect(form, ask);
-      if (answers) send(form, ask.askId, "accept", answers);
+      if (!answers) return;
+      const skipped = ask.questions.filter((_, i) => !answers[i].selected.length && !answers[i].custom);
+      if (skipped.length) confirm.open(skipped, answers);
+      else send(form, ask.askId, "accept", answers);
     });
     cancel.addEventListener("click", () => send(form, ask.askId, "cancel"));
     decline.addEventListener("click", () => send(form, ask.askId, "decline"));
     form.addEventListener("keydown", (event) => {
-      const target = event.target;
-      if (event.key !== "Enter" || event.isComposing || target.tagName === "BUTTON") return;
-      if (target.tagName === "TEXTAREA" && event.shiftKey) return;
+      if (event.key !== "Enter" || event.isComposing || confirm.dialog.open) return;
+      const tag = event.target.tagName;
+      // Enter makes a new line in a multi-line box and presses a button; Ctrl/Cmd+Enter
+      // submits from anywhere
+      if (!(event.ctrlKey || event.metaKey) && (tag === "TEXTAREA" || tag === "BUTTON")) return;
       event.preventDefault();
       form.requestSubmit();
     });
     return form;
+  }
+
+  // The in-page check before sending with questions unanswered: they would reach the
+  // agent as skipped. A modal <dialog>: focus stays in it, Esc or "Keep answering" closes
+  // it and moves to the first unanswered question.
+  function renderConfirm(form, ask) {
+    const id = `${ask.askId}-confirm`;
+    const title = el("h2", { id: `${id}-title`, text: "Send with questions unanswered?" });
+    const text = el("p", { id: `${id}-text` });
+    const list = el("ul", { className: "skipped" });
+    const keep = el("button", { type: "button", text: "Keep answering" });
+    const sendAnyway = el("button", { type: "button", className: "primary", text: "Send anyway" });
+    const dialog = el(
+      "dialog",
+      { className: "confirm", "aria-labelledby": title.id, "aria-describedby": text.id },
+      title,
+      text,
+      list,
+      el("div", { className: "actions" }, keep, sendAnyway),
+    );
+    let answers = null;
+    let first = null; // the first unanswered question's fieldset
+    keep.addEventListener("click", () => dialog.close("keep"));
+    sendAnyway.addEventListener("click", () => dialog.close("send"));
+    dialog.addEventListener("close", () => {
+      if (form.dataset.state === "withdrawn") {
+        // the agent gave up meanwhile: the notice has the focus
+      } else if (dialog.returnValue === "send") {
+        send(form, ask.askId, "accept", answers);
+      } else if (first) {
+        const control = first.querySelector("input, textarea");
+        if (control) control.focus();
+      }
+    });
+    return {
+      dialog,
+      open(skipped, collected) {
+        answers = collected;
+        const n = skipped.length;
+        const total = ask.questions.length;
+        text.textContent =
+          total === 1
+            ? "The question has no answer: the agent will see it as skipped."
+            : `${n} of ${total} questions ${n === 1 ? "has" : "have"} no answer: the agent will see ${n === 1 ? "it" : "them"} as skipped.`;
+        list.replaceChildren(
+          ...skipped.map((question) =>
+            el("li", { text: question.header ? `${question.header}: ${question.question}` : question.question }),
+          ),
+        );
+        first = form.querySelector(`fieldset.question[data-id="${CSS.escape(skipped[0].id)}"]`);
+        dialog.returnValue = "";
+        dialog.showModal();
+        keep.focus();
+      },
+    };
   }
 
   // The answers as the server wants them; null (with the reason shown) when incomplete.
@@ -560,8 +667,12 @@
       setBusy(form, false);
       return;
     }
-    if (response.ok || response.status === 409) {
-      removeAsk(askId); // 409: answered in another tab, or withdrawn by the agent
+    if (response.ok) {
+      settleAsk(askId, action);
+      return;
+    }
+    if (response.status === 409) {
+      removeAsk(askId); // answered in another tab, or withdrawn by the agent
       return;
     }
     let message = `The agent refused the answer (${response.status}).`;
@@ -583,10 +694,83 @@
     cards.set(ask.askId, card);
     list.append(card);
     updateCount();
+    tick();
     if (document.activeElement === document.body || document.activeElement === null) {
       const first = card.querySelector("input, textarea");
       if (first) first.focus();
     }
+  }
+
+  // -- time left, and asks the agent gave up on -----------------------------------------
+
+  function clock(seconds) {
+    const whole = Math.max(0, Math.ceil(seconds));
+    const h = Math.floor(whole / 3600);
+    const m = Math.floor((whole % 3600) / 60);
+    const s = String(whole % 60).padStart(2, "0");
+    return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
+  }
+
+  let ticker = null;
+
+  function tick() {
+    let counting = false;
+    for (const card of cards.values()) {
+      const timer = card.querySelector(".time-left");
+      if (!timer) continue;
+      counting = true;
+      const left = (Number(card.dataset.deadline) - performance.now()) / 1000;
+      const text = `⏱ ${clock(left)} left to answer`;
+      if (timer.textContent !== text) timer.textContent = text;
+      timer.classList.toggle("soon", left < 60);
+    }
+    if (!counting && ticker !== null) {
+      clearInterval(ticker);
+      ticker = null;
+    } else if (counting && ticker === null) {
+      ticker = setInterval(tick, 1000);
+    }
+  }
+
+  const WITHDRAWN = {
+    ASK_TIMEOUT: "The time to answer ran out: nothing was sent.",
+    ASK_ABORTED: "The agent withdrew this question: nothing was sent.",
+    PROVIDER_DISPOSED: "The agent stopped asking: nothing was sent.",
+  };
+
+  // The agent gave up on an ask this page shows: the card stays, read-only, with what was
+  // typed still there to copy, and says why, until dismissed.
+  function expireAsk(askId, code) {
+    const card = cards.get(askId);
+    if (!card) return;
+    const hadFocus = card.contains(document.activeElement);
+    cards.delete(askId);
+    updateCount();
+    card.dataset.state = "withdrawn";
+    const dialog = card.querySelector("dialog");
+    if (dialog && dialog.open) dialog.close("withdrawn");
+    for (const control of card.querySelectorAll("input, textarea, button")) {
+      if (control.type === "text" || control.tagName === "TEXTAREA") control.readOnly = true;
+      else control.disabled = true;
+    }
+    const timer = card.querySelector(".time-left");
+    if (timer) timer.remove();
+    const typed = [...card.querySelectorAll("textarea, input[type=text]")].some((box) => box.value.trim());
+    const dismiss = el("button", { type: "button", text: "Dismiss" });
+    const notice = el(
+      "div",
+      { className: "notice" },
+      el("p", { role: "alert", text: (WITHDRAWN[code] || WITHDRAWN.ASK_ABORTED) + (typed ? " What you typed is kept below to copy." : "") }),
+      dismiss,
+    );
+    dismiss.addEventListener("click", () => {
+      card.remove();
+      const next = list.querySelector("form.card:not([data-state=withdrawn])");
+      const first = next && next.querySelector("input, textarea");
+      if (first) first.focus();
+    });
+    card.prepend(notice);
+    if (hadFocus) dismiss.focus();
   }
 
   function removeAsk(askId) {
@@ -603,8 +787,39 @@
     }
   }
 
+  const SETTLED = {
+    accept: "✓ Sent to the agent:",
+    cancel: "Cancelled:",
+    decline: "Declined:",
+  };
+
+  // A card this page answered: a one-line receipt takes its place, so the person sees
+  // the answer went, instead of the card just disappearing.
+  function settleAsk(askId, action) {
+    const card = cards.get(askId);
+    if (!card) return;
+    const questions = [...card.querySelectorAll("fieldset.question .prompt")].map((p) => p.textContent);
+    const more = questions.length > 1 ? ` (and ${questions.length - 1} more)` : "";
+    const receipt = el("p", {
+      className: `receipt ${action}`,
+      role: "status",
+      text: `${SETTLED[action]} ${questions[0] || ""}${more}`,
+    });
+    const hadFocus = card.contains(document.activeElement);
+    card.after(receipt);
+    removeAsk(askId);
+    if (hadFocus && document.activeElement === document.body) {
+      receipt.setAttribute("tabindex", "-1"); // nothing else to go to: keep the place
+      receipt.focus();
+    }
+  }
+
   function applySnapshot(asks) {
     const open = new Set(asks.map((ask) => ask.askId));
+    // a card marked stopped while the connection was down is still open after all
+    for (const card of list.querySelectorAll("form.card[data-state=withdrawn]")) {
+      if (open.has(card.dataset.askId)) card.remove();
+    }
     for (const askId of [...cards.keys()]) if (!open.has(askId)) removeAsk(askId);
     for (const ask of asks) addAsk(ask); // cards already shown keep what was typed
   }
@@ -621,7 +836,19 @@
     events.addEventListener("open", () => setStatus("connected", "Connected"));
     events.addEventListener("snapshot", (event) => applySnapshot(JSON.parse(event.data).asks));
     events.addEventListener("ask", (event) => addAsk(JSON.parse(event.data)));
-    events.addEventListener("withdraw", (event) => removeAsk(JSON.parse(event.data).askId));
+    events.addEventListener("closed", () => {
+      // the agent let go of the page (it is shutting down): no reconnecting to nothing
+      events.close();
+      for (const askId of [...cards.keys()]) expireAsk(askId, "PROVIDER_DISPOSED");
+      setStatus("stopped", "The agent has stopped asking: this page can be closed.");
+    });
+    events.addEventListener("withdraw", (event) => {
+      const { askId, code } = JSON.parse(event.data);
+      const card = cards.get(askId);
+      // a card this page is sending goes as usual; one the agent gave up on stays, saying so
+      if (code && card && !card.querySelector("button:disabled")) expireAsk(askId, code);
+      else removeAsk(askId);
+    });
     events.addEventListener("error", () => {
       if (events.readyState === EventSource.CLOSED) {
         setStatus("failed", "Not connected: open the full address the agent printed (it ends with #…).");
