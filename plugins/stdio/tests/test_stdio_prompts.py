@@ -144,4 +144,6 @@ def test_require_approval(run: Any, form: str, function: str, method: str) -> No
     screen = session.text
     assert f"\n[Approve] Allow {function}?\n" in screen
     header = "[Git] Allow Repo.reset?" if method == "reset" else "[Git] Push to origin?"
-    assert f"\n{header}\nself=Repo('app')\n" in screen
+    argument = "ref" if method == "reset" else "branch"
+    assert f"\n{header}\n{argument}='v1'\n" in screen  # self is left out
+    assert "self=" not in screen

@@ -338,9 +338,9 @@ def test_previews_reach_the_page(client: Client, agent: Agent) -> None:
         event, card = stream.next_event() or ("", {})
         assert event == "ask"
         # the time left is as of each sending: the rest is the same card
-        assert 0 < card.pop("timeLeft") <= 10
+        assert 0 < card.pop("timeLeft") <= 300  # the agent's timeout
         shown = pending(client)[0]
-        assert 0 < shown.pop("timeLeft") <= 10
+        assert 0 < shown.pop("timeLeft") <= 300
         assert card == shown
         for question in card["questions"]:
             options = {option["label"]: option for option in question["options"]}
