@@ -159,6 +159,33 @@ def test_bodies_are_limited_to_64_kib(client: Client, agent: Agent) -> None:
     assert future.result(5).get("pkg").selected == ("npm",)  # type: ignore[union-attr]
 
 
+def test_bad_bytes_and_deep_json_are_400_with_one_log_line(
+    client: Client, agent: Agent, caplog: pytest.LogCaptureFixture
+) -> None:
+    future = agent.ask(package_question())
+    (card,) = pending(client)
+    caplog.set_level("WARNING", logger="user_interaction_web.guards")
+    token = client.token.encode() + b"\xff"
+    response = client.request(
+        "POST",
+        "/api/answer",
+        headers={"X-UI-Token": token, "Origin": client.origin, "Content-Type": "application/json"},
+        body=b"{}",
+    )
+    assert response.status == 400, response.body
+    assert "UTF-8" in response.json()["error"]
+    deep = b"[" * 30_000 + b"]" * 30_000
+    assert client.post(deep).status == 400
+    assert client.post(b"\xff\xfe{}").status == 400
+    lines = [record.getMessage() for record in caplog.records]
+    assert len(lines) == 3, lines
+    assert all(line.startswith("400 POST /api/answer: ") for line in lines), lines
+    assert client.token not in " ".join(lines)
+    assert not future.done()
+    assert client.post({"askId": card["askId"], "action": "cancel"}).status == 200
+    assert error_of(future).code == ASK_CANCELLED
+
+
 # -- check 8: loopback only, headers on every response -------------------------------------
 
 
