@@ -21,7 +21,7 @@ from __future__ import annotations
 import hmac
 import json
 import logging
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from typing import Final
 
 from aiohttp import web
@@ -67,12 +67,18 @@ class Refused(Exception):
         self.status = status
 
 
-def error(status: int, message: str, request: web.Request | None = None) -> web.Response:
-    """A JSON error response, logged as one line (method and path, never the query: the
-    page's event stream carries the token there)."""
+def error(
+    status: int,
+    message: str,
+    request: web.Request | None = None,
+    *,
+    extra: Mapping[str, object] | None = None,
+) -> web.Response:
+    """A JSON error response ``{"error": message, **extra}``, logged as one line (method
+    and path, never the query: the page's event stream carries the token there)."""
     where = f"{request.method} {request.path}: " if request is not None else ""
     _log.warning("%d %s%s", status, where, message)
-    return web.json_response({"error": message}, status=status)
+    return web.json_response({"error": message, **(extra or {})}, status=status)
 
 
 def hostname(host: str) -> str:
