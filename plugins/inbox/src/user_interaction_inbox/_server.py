@@ -15,8 +15,8 @@ import math
 import secrets
 import ssl
 import time
-from collections.abc import Collection
-from typing import Any, Final
+from collections.abc import Collection, Coroutine
+from typing import Any, Final, TypeVar
 
 import attrs
 from aiohttp import web
@@ -53,6 +53,7 @@ DEFAULT_RETAIN: Final = 7 * 24 * 3600.0
 #: The longest a wait request is held (``?wait=``), in seconds.
 MAX_WAIT: Final = 60.0
 _PURGE_EVERY: Final = 3600.0
+T = TypeVar("T")
 _SETTLE_ACTIONS: Final[dict[str, State]] = {
     "answer": "answered",
     "cancel": "cancelled",
@@ -200,10 +201,12 @@ class InboxServer:
 
         self._purge = asyncio.get_running_loop().call_later(_PURGE_EVERY, purge)
 
-    def _spawn(self, coroutine: Any) -> None:
+    def _spawn(self, coroutine: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+        """Run ``coroutine`` as a task the server keeps until it is done."""
         task = asyncio.ensure_future(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
     # -- pending asks --------------------------------------------------------------------
 
@@ -225,14 +228,15 @@ class InboxServer:
         if deadline is not None:
             delay = max(0.0, deadline - time.time())
             live.expiry = asyncio.get_running_loop().call_later(
-                delay, self._spawn, self._end(live, "expired", "inbox (deadline)")
+                delay, lambda: self._spawn(self._end(live, "expired", "inbox (deadline)"))
             )
 
     def _abandon_later(self, live: _Live) -> None:
         if live.abandoned is not None:
             live.abandoned.cancel()
         live.abandoned = asyncio.get_running_loop().call_later(
-            ABANDONED_AFTER, self._spawn, self._end(live, "withdrawn", "inbox (agent gone)")
+            ABANDONED_AFTER,
+            lambda: self._spawn(self._end(live, "withdrawn", "inbox (agent gone)")),
         )
 
     async def _end(self, live: _Live, state: State, by: str) -> None:
@@ -254,10 +258,9 @@ class InboxServer:
         """Settle ``live``'s ask in the store, then wake its waiters; ``None`` when another
         settled it first. Shielded: a client that hangs up meanwhile (aiohttp then cancels
         its handler) never leaves a committed change unannounced to the waiters."""
-        task = asyncio.ensure_future(self._commit_now(live, state, answer, error_data, by))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return await asyncio.shield(task)
+        return await asyncio.shield(
+            self._spawn(self._commit_now(live, state, answer, error_data, by))
+        )
 
     async def _commit_now(
         self,
@@ -338,13 +341,19 @@ class InboxServer:
             deadline=deadline,
         )
         try:
-            ask, _joined = await asyncio.to_thread(self.store.add, fresh, self.retain)
+            ask = await asyncio.shield(self._spawn(self._add(fresh, waiter)))
         except KeyConflict as conflict:
             return _refuse(409, f"key: {conflict}", "INVALID_REQUEST", request)
+        return web.json_response(status_of(ask))
+
+    async def _add(self, fresh: StoredAsk, waiter: str) -> StoredAsk:
+        """Store (or join) an ask and track it: shielded from the agent hanging up, so no
+        stored pending ask is left without its timers."""
+        ask, _joined = await asyncio.to_thread(self.store.add, fresh, self.retain)
         if ask.state == "pending":
             live = self._track(ask)
             live.waiters.setdefault(waiter, _Waiter()).seen = time.monotonic()
-        return web.json_response(status_of(ask))
+        return ask
 
     async def _get(self, request: web.Request) -> web.Response:
         live, ask = await self._find(request.match_info["id"])
