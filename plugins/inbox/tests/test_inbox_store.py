@@ -83,8 +83,18 @@ def test_urls_are_checked(tmp_path: Path) -> None:
         open_store("mysql://localhost/inbox")
     with pytest.raises(StoreError, match="postgresql:// stores are not supported"):
         open_store("postgresql://localhost/inbox")
+    with pytest.raises(StoreError, match="the only option is synchronous"):
+        open_store(f"sqlite://{tmp_path}/asks.db?journal=off")
+    with pytest.raises(StoreError, match="the only option is synchronous"):
+        open_store(f"sqlite://{tmp_path}/asks.db?synchronous=off")
     store = open_store(f"sqlite://{tmp_path}/sub/asks.db")
     store.close()
+    store = open_store(f"sqlite://{tmp_path}/sub/asks.db?synchronous=normal")
+    store.add(ask("a1"), WEEK)
+    store.close()
+    assert [found.id for found in open_store(f"sqlite://{tmp_path}/sub/asks.db").pending()] == [
+        "a1"
+    ]
     assert (tmp_path / "sub" / "asks.db").exists()
 
 

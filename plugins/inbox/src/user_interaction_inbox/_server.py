@@ -308,7 +308,8 @@ class InboxServer:
         )
 
     async def _hello(self, request: web.Request) -> web.Response:
-        return web.json_response({"inbox": True, "pending": len(self._live)})
+        waiting = sum(live.holding() for live in self._live.values())
+        return web.json_response({"inbox": True, "pending": len(self._live), "waiting": waiting})
 
     async def _post(self, request: web.Request) -> web.Response:
         data = _object(await read_json(request))

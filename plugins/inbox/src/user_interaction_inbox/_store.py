@@ -13,6 +13,7 @@ import json
 import os
 import sqlite3
 import threading
+import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -155,21 +156,27 @@ def open_store(url: str | None = None) -> Store:
     if not sep:
         raise StoreError(f"{url!r} is not a store URL (expected sqlite:///PATH)")
     if scheme == "sqlite":
+        rest, _, query = rest.partition("?")
         if not rest.startswith("/") or rest == "/":
             raise StoreError(f"{url!r}: expected sqlite:///PATH, an absolute path")
-        return SqliteStore(Path(rest))
+        options = urllib.parse.parse_qs(query, keep_blank_values=True)
+        synchronous = options.pop("synchronous", ["FULL"])[-1].upper()
+        if options or synchronous not in ("FULL", "NORMAL"):
+            raise StoreError(f"{url!r}: the only option is synchronous=FULL (default) or NORMAL")
+        return SqliteStore(Path(rest), synchronous="FULL" if synchronous == "FULL" else "NORMAL")
     if scheme in ("postgres", "postgresql"):
         raise StoreError("postgresql:// stores are not supported by this version; use sqlite:///")
     raise StoreError(f"{url!r}: unknown store scheme {scheme!r} (expected sqlite)")
 
 
 class SqliteStore:
-    """The asks in one SQLite file (WAL, ``synchronous=FULL``): every change is an explicit
+    """The asks in one SQLite file (WAL, ``synchronous=FULL`` unless told ``NORMAL``: then a
+    power cut, never a killed process, may lose the last changes): every change is an explicit
     ``BEGIN IMMEDIATE … COMMIT`` (writers from several processes wait on the busy timeout
     instead of failing), and the file is created private to the user (0600, in a 0700
     directory when this creates it)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, synchronous: Literal["FULL", "NORMAL"] = "FULL") -> None:
         self.path = path
         try:
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -185,7 +192,7 @@ class SqliteStore:
         try:
             self._db.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
             self._db.execute("PRAGMA journal_mode = WAL")
-            self._db.execute("PRAGMA synchronous = FULL")
+            self._db.execute(f"PRAGMA synchronous = {synchronous}")
             self._migrate()
         except sqlite3.Error as exc:
             self._db.close()
