@@ -5,10 +5,13 @@ the server in the middle of an ask."""
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import stat
+import subprocess
 from pathlib import Path
 
+import pytest
 from inbox_support import NPM, QUESTION, REQUEST, Agent, Inbox, cli, wait_until
 
 from user_interaction import (
@@ -273,3 +276,55 @@ def test_a_pending_ask_survives_a_killed_server_and_its_agent_waits_on(state: Pa
         assert agent.outcome() == {"answer": NPM}
     finally:
         restarted.stop()
+
+
+# -- TLS ---------------------------------------------------------------------------------
+
+
+def test_tls_end_to_end_with_the_certificate_trusted(state: Path, tmp_path: Path) -> None:
+    """--certfile/--keyfile serve https; agents and the command line verify the server's
+    certificate (here trusted through SSL_CERT_FILE, as a private CA would be)."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("openssl is not installed")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        [
+            openssl,
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    server = Inbox(state, "--certfile", str(cert), "--keyfile", str(key))
+    try:
+        assert server.record["url"].startswith("https://127.0.0.1:")
+        trusted = {"SSL_CERT_FILE": str(cert)}
+        agent = Agent(state, **trusted)
+        wait_until(
+            lambda: json.loads(cli(state, "inbox", "list", "--json", **trusted).stdout)["asks"],
+            "the ask over TLS",
+        )
+        (ask,) = json.loads(cli(state, "inbox", "list", "--json", **trusted).stdout)["asks"]
+        answered = cli(state, "inbox", "answer", ask["id"], "--answer", json.dumps(NPM), **trusted)
+        assert answered.returncode == 0, answered.stderr
+        assert agent.outcome() == {"answer": NPM}
+        untrusted = cli(state, "inbox", "list")
+        assert untrusted.returncode == 1
+        assert "CERTIFICATE_VERIFY_FAILED" in untrusted.stderr
+    finally:
+        server.stop()
