@@ -110,6 +110,49 @@ asyncio.run(main())
 """
 
 
+BARE_HOLDERS = """
+import asyncio, sys
+import aiohttp
+async def main():
+    connector = aiohttp.TCPConnector(limit=0)
+    async with aiohttp.ClientSession(connector=connector) as session:
+        async def hold():
+            async with session.get(f"http://127.0.0.1:{sys.argv[1]}/wait") as response:
+                await response.read()
+        await asyncio.gather(*(hold() for _ in range(int(sys.argv[2]))))
+asyncio.run(main())
+"""
+
+
+def bare_held_memory() -> tuple[int, int]:
+    """RSS of the bare aiohttp long-poll server, warm, then holding 1 000 requests from 10
+    client processes: the floor of the inbox's memory per pending ask."""
+    server = subprocess.Popen(
+        [sys.executable, "-c", BARE_SERVER], stdout=subprocess.PIPE, text=True
+    )
+    assert server.stdout is not None
+    port = server.stdout.readline().strip()
+    bare = Http(f"http://127.0.0.1:{port}")
+    try:
+        warm = subprocess.Popen([sys.executable, "-c", BARE_HOLDERS, port, "1"])
+        until(lambda: bare.call("GET", "/count")["waiting"] == 1)
+        bare.call("POST", "/fire", {})
+        warm.wait()
+        empty = rss_kib(server.pid)
+        holders = [
+            subprocess.Popen([sys.executable, "-c", BARE_HOLDERS, port, "100"]) for _ in range(10)
+        ]
+        until(lambda: bare.call("GET", "/count")["waiting"] == 1000)
+        full = rss_kib(server.pid)
+        for process in holders:
+            process.kill()
+            process.wait()
+    finally:
+        server.kill()
+        server.communicate()
+    return empty, full
+
+
 def median(values: list[float]) -> float:
     return statistics.median(values)
 
@@ -435,7 +478,17 @@ def main() -> int:
         print(f"   RSS warm, none pending  {empty} KiB")
         print(f"   RSS with 1000 pending   {full} KiB")
         print(f"   per pending ask         {per_ask:.1f} KiB (target <= 20 KB)")
-        rows.append(("server memory per pending ask", f"{per_ask:.1f} KiB", "", "(<= 20 KB)"))
+        bare_empty, bare_full = bare_held_memory()
+        per_held = (bare_full - bare_empty) / 1000
+        print(f"   bare aiohttp, per held request {per_held:.1f} KiB ({bare_empty} -> {bare_full})")
+        rows.append(
+            (
+                "server memory per pending ask",
+                f"{per_ask:.1f} KiB",
+                f"{per_held:.1f} KiB per bare held request",
+                f"{per_ask / per_held:.2f}x (<= 20 KB)",
+            )
+        )
 
         print("3. inbox list --json against providers --json (process wall time)")
         ratio = median(listing) / median(providers)

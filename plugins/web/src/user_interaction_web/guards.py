@@ -119,29 +119,38 @@ def guard(
     ``expected`` is the one to match; ``hosts`` are the allowed Host names; with
     ``origin_required`` a POST must carry an Origin (only a page calls this API)."""
 
-    @web.middleware
-    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    def refusal(request: web.Request) -> web.Response | None:
         if any(_undecodable(value) for value in request.headers.values()):
             return error(400, "Header values must be UTF-8.", request)
         host = request.headers.get("Host", "")
         if hostname(host) not in hosts:
             return error(421, f"This server answers only to {', '.join(sorted(hosts))}.", request)
-        if request.path.startswith("/api/"):
-            origin = request.headers.get("Origin")
-            allowed = {f"{scheme}://{host}".lower() for scheme in ("http", "https")}
-            if origin is not None and origin.lower() not in allowed:
-                return error(403, "Cross-origin requests are refused.", request)
-            if not token_matches(token(request), expected):
-                return error(403, "Open the address with its token.", request)
-            if request.method == "POST":
-                if origin is None and origin_required:
-                    return error(403, "A POST must come from the page (no Origin header).", request)
-                if request.content_type != "application/json":
-                    return error(415, "Send application/json.", request)
+        if not request.path.startswith("/api/"):
+            return None
+        origin = request.headers.get("Origin")
+        allowed = {f"{scheme}://{host}".lower() for scheme in ("http", "https")}
+        if origin is not None and origin.lower() not in allowed:
+            return error(403, "Cross-origin requests are refused.", request)
+        if not token_matches(token(request), expected):
+            return error(403, "Open the address with its token.", request)
+        if request.method == "POST":
+            if origin is None and origin_required:
+                return error(403, "A POST must come from the page (no Origin header).", request)
+            if request.content_type != "application/json":
+                return error(415, "Send application/json.", request)
+        return None
+
+    @web.middleware
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+        # The checks run in a function of their own: a held request (a long poll, an
+        # event stream) keeps this frame alive, and should keep nothing else.
+        refused = refusal(request)
+        if refused is not None:
+            return refused
         try:
             return await handler(request)
-        except Refused as refused:
-            return error(refused.status, str(refused), request)
+        except Refused as exc:
+            return error(exc.status, str(exc), request)
 
     return middleware
 
