@@ -58,12 +58,26 @@ def test_every_guard_refuses_with_a_4xx_and_one_log_line(inbox: Inbox) -> None:
     ]
     for status, method, path, headers, payload in probes:
         assert raw(inbox, method, path, headers, payload) == status, (status, path, headers)
+    # Requests too malformed to parse: aiohttp answers 400 itself.
+    port = int(inbox.address.base.rpartition(":")[2])
+    malformed = [
+        b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: abc\r\n\r\n",
+        b"GET /" + b"a" * 20_000 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        b"GET / HTTP/1.1\r\nX: " + b"y" * 20_000 + b"\r\n\r\n",
+        b"POST /api/asks HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+    ]
+    for data in malformed:
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as connection:
+            connection.sendall(data)
+            assert connection.recv(100).startswith(b"HTTP/1.0 400 "), data[:40]
     assert inbox.pending() == []  # nothing got in
     log = inbox.stop()
     lines = log.splitlines()[1:]  # after "serving at"
-    assert len(lines) == len(probes), log
+    assert len(lines) == len(probes) + len(malformed), log
     for (status, method, path, _, _), line in zip(probes, lines):
         assert line.startswith(f"{status} {method} {path.partition('?')[0]}: "), line
+    for line in lines[len(probes) :]:
+        assert line.startswith("400 (malformed request): "), line
     assert "Traceback" not in log
     assert token not in log
 

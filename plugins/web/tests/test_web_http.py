@@ -159,7 +159,7 @@ def test_bodies_are_limited_to_64_kib(client: Client, agent: Agent) -> None:
     assert future.result(5).get("pkg").selected == ("npm",)  # type: ignore[union-attr]
 
 
-def test_bad_bytes_and_deep_json_are_400_with_one_log_line(
+def test_bad_bytes_deep_json_and_malformed_http_are_400_with_one_log_line(
     client: Client, agent: Agent, caplog: pytest.LogCaptureFixture
 ) -> None:
     future = agent.ask(package_question())
@@ -177,9 +177,15 @@ def test_bad_bytes_and_deep_json_are_400_with_one_log_line(
     deep = b"[" * 30_000 + b"]" * 30_000
     assert client.post(deep).status == 400
     assert client.post(b"\xff\xfe{}").status == 400
+    caplog.set_level("WARNING", logger="aiohttp.server")
+    with socket.create_connection((client.hostname, client.port), timeout=10) as raw:
+        raw.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: abc\r\n\r\n")
+        assert raw.recv(100).startswith(b"HTTP/1.0 400 ")
+    wait_until(lambda: len(caplog.records) == 4, what="the malformed request's log line")
     lines = [record.getMessage() for record in caplog.records]
-    assert len(lines) == 3, lines
-    assert all(line.startswith("400 POST /api/answer: ") for line in lines), lines
+    assert all(line.startswith("400 POST /api/answer: ") for line in lines[:3]), lines
+    assert lines[3].startswith("400 (malformed request): "), lines
+    assert all(record.exc_info is None for record in caplog.records)
     assert client.token not in " ".join(lines)
     assert not future.done()
     assert client.post({"askId": card["askId"], "action": "cancel"}).status == 200

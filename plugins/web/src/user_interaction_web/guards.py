@@ -25,6 +25,7 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Final
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.typedefs import Handler, Middleware
 
 __all__ = [
@@ -107,6 +108,23 @@ def _undecodable(text: str) -> bool:
     return False
 
 
+class _ParserErrorsInOneLine(logging.Filter):
+    """Turns aiohttp's log record of a request it could not parse (a bad request line,
+    header or chunk: a 400 it answers itself) into one warning line, without traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error_info = record.exc_info[1] if record.exc_info else None
+        if isinstance(error_info, HttpProcessingError):
+            reason = " ".join(str(error_info.message).split())[:200]
+            record.msg, record.args = "%d (malformed request): %s", (error_info.code, reason)
+            record.exc_info, record.exc_text = None, None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+_PARSER_FILTER: Final = _ParserErrorsInOneLine()
+
+
 def guard(
     token: Callable[[web.Request], str],
     expected: str,
@@ -117,7 +135,13 @@ def guard(
     """A middleware applying the guards above to every request: ``token(request)`` reads
     the token a request carries (a header, or a query parameter for an event stream) and
     ``expected`` is the one to match; ``hosts`` are the allowed Host names; with
-    ``origin_required`` a POST must carry an Origin (only a page calls this API)."""
+    ``origin_required`` a POST must carry an Origin (only a page calls this API).
+
+    It also makes aiohttp's report of a request too malformed to reach any middleware
+    (a bad request line, header or chunk, answered 400 by aiohttp) one log line."""
+    server_log = logging.getLogger("aiohttp.server")
+    if _PARSER_FILTER not in server_log.filters:
+        server_log.addFilter(_PARSER_FILTER)
 
     def refusal(request: web.Request) -> web.Response | None:
         if any(_undecodable(value) for value in request.headers.values()):
