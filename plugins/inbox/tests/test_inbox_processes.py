@@ -328,3 +328,22 @@ def test_tls_end_to_end_with_the_certificate_trusted(state: Path, tmp_path: Path
         assert "CERTIFICATE_VERIFY_FAILED" in untrusted.stderr
     finally:
         server.stop()
+
+
+def test_list_shows_model_text_with_control_sequences_neutralised(
+    state: Path, inbox: Inbox
+) -> None:
+    hostile = {
+        "questions": [
+            {"id": "q", "question": "Clear\x1b[2J the screen?", "header": "Hi\x07", "options": []}
+        ]
+    }
+    reply = inbox.call("POST", "/api/asks", {"request": hostile, "agent": "bot\x1b]0;x\x07"})
+    assert reply.status == 200, reply
+    listed = cli(state, "inbox", "list")
+    assert listed.returncode == 0, listed.stderr
+    assert "\x1b" not in listed.stdout
+    assert "\x07" not in listed.stdout
+    assert "Clear" in listed.stdout
+    as_json = json.loads(cli(state, "inbox", "list", "--json").stdout)["asks"][0]
+    assert as_json["questions"][0]["question"] == "Clear\x1b[2J the screen?"  # data, as sent

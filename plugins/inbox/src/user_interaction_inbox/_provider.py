@@ -43,6 +43,18 @@ class _Gone(Exception):
     """The server does not know the ask (404): its store lost it."""
 
 
+class _Progress:
+    """How far one ask got: the caller's name in the server (``waiter``), the ask's id once
+    posted, and whether it was settled (then nothing is withdrawn)."""
+
+    __slots__ = ("ask_id", "settled", "waiter")
+
+    def __init__(self, waiter: str) -> None:
+        self.waiter = waiter
+        self.ask_id: str | None = None
+        self.settled = False
+
+
 class InboxProvider:
     """Asks through a running inbox (``user-interaction inbox serve``).
 
@@ -97,38 +109,44 @@ class InboxProvider:
 
         signal = request.signal
         assert signal is not None  # the manager always gives the provider its own signal
-        waiter = secrets.token_hex(8)
-        ask_id: str | None = None
-        settled = False
+        progress = _Progress(secrets.token_hex(8))
         timeout = aiohttp.ClientTimeout(total=None, sock_connect=5.0, sock_read=_WAIT + 10.0)
         async with aiohttp.ClientSession(timeout=timeout) as session:
             try:
-                status = await self._post(session, request, waiter)
-                ask_id = status["id"]
-                while status["state"] == "pending" or (
-                    status["state"] == "withdrawn" and request.key is not None
-                ):
-                    if status["state"] == "withdrawn":  # the key was released: ask again
-                        status = await self._post(session, request, waiter)
-                        ask_id = status["id"]
-                        continue
-                    try:
-                        status = await self._call(
-                            session, "GET", f"/api/asks/{ask_id}?wait={_WAIT:g}&waiter={waiter}"
-                        )
-                    except _Gone:
-                        if request.key is None:
-                            raise UserInteractionError(
-                                f"The inbox lost ask {ask_id} (its store was replaced).",
-                                PROVIDER_FAILED,
-                            ) from None
-                        status = await self._post(session, request, waiter)
-                        ask_id = status["id"]
-                settled = True
+                status = await signal.race(self._settled(session, request, progress))
+                progress.settled = True
                 return _outcome(status)
             finally:
-                if ask_id is not None and not settled:
-                    await self._leave(session, request, ask_id, waiter)
+                if progress.ask_id is not None and not progress.settled:
+                    await self._leave(session, request, progress.ask_id, progress.waiter)
+
+    async def _settled(
+        self, session: aiohttp.ClientSession, request: AskUserQuestionRequest, progress: _Progress
+    ) -> dict[str, Any]:
+        """Post the ask, then wait in held requests until it is settled; its status."""
+        waiter = progress.waiter
+        status = await self._post(session, request, waiter)
+        progress.ask_id = status["id"]
+        while status["state"] == "pending" or (
+            status["state"] == "withdrawn" and request.key is not None
+        ):
+            if status["state"] == "withdrawn":  # the key was released: ask again
+                status = await self._post(session, request, waiter)
+                progress.ask_id = status["id"]
+                continue
+            try:
+                status = await self._call(
+                    session, "GET", f"/api/asks/{progress.ask_id}?wait={_WAIT:g}&waiter={waiter}"
+                )
+            except _Gone:
+                if request.key is None:
+                    raise UserInteractionError(
+                        f"The inbox lost ask {progress.ask_id} (its store was replaced).",
+                        PROVIDER_FAILED,
+                    ) from None
+                status = await self._post(session, request, waiter)
+                progress.ask_id = status["id"]
+        return status
 
     async def _leave(
         self,
