@@ -155,3 +155,16 @@ def test_a_keyed_ask_stays_when_its_caller_only_leaves(inbox: Inbox) -> None:
     assert left["state"] == "pending"  # disposal or a clean exit: kept for the key
     gave_up = inbox.call("POST", f"/api/asks/{posted['id']}/withdraw", {"waiter": "w1"}).body
     assert gave_up["state"] == "withdrawn"  # an abort with nobody else waiting
+
+
+def test_a_deadline_past_the_calendar_is_none(inbox: Inbox) -> None:
+    for time_left in (1e300, 1e12):
+        posted = inbox.call(
+            "POST", "/api/asks", {"request": REQUEST, "agent": "raw", "timeLeft": time_left}
+        ).body
+        assert posted["deadline"] is None
+    for time_left in (-1, "soon", True, float("nan")):
+        reply = inbox.call(
+            "POST", "/api/asks", {"request": REQUEST, "agent": "raw", "timeLeft": time_left}
+        )
+        assert reply.status == 400, time_left

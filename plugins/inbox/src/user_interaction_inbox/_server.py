@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import math
 import secrets
 import ssl
 import time
@@ -53,6 +52,8 @@ DEFAULT_RETAIN: Final = 7 * 24 * 3600.0
 #: The longest a wait request is held (``?wait=``), in seconds.
 MAX_WAIT: Final = 60.0
 _PURGE_EVERY: Final = 3600.0
+#: 9999-12-31 in Unix time: a deadline past it (``timeout=1e300``) is none.
+_LAST_DATE: Final = 253402300799.0
 T = TypeVar("T")
 _SETTLE_ACTIONS: Final[dict[str, State]] = {
     "answer": "answered",
@@ -331,8 +332,8 @@ class InboxServer:
             raise Refused(400, "timeLeft: expected a number of seconds, at least 0, or null")
         now = time.time()
         deadline = None
-        if time_left is not None and math.isfinite(now + time_left):
-            deadline = now + time_left
+        if time_left is not None and now + time_left < _LAST_DATE:
+            deadline = now + time_left  # beyond the calendar's end is no deadline at all
         fresh = StoredAsk(
             id=secrets.token_hex(6),
             request=parsed.to_dict(),
