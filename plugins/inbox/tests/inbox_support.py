@@ -57,7 +57,11 @@ class Inbox:
             text=True,
         )
         assert self.process.stderr is not None
-        self.first_line = self.process.stderr.readline()  # written after inbox.json
+        self.first_line = ""
+        for line in self.process.stderr:  # "serving at" is written after inbox.json
+            self.first_line += line
+            if "serving at" in line:
+                break
         assert "serving at" in self.first_line, self.first_line + self.stop()
         record = json.loads((state / "inbox.json").read_text())
         assert record["pid"] == self.process.pid

@@ -1,6 +1,6 @@
 """``user-interaction inbox serve``: open the store, keep the token, listen, write
 ``inbox.json`` for the agents and the command line of this machine, and remove it again on
-SIGINT or SIGTERM."""
+SIGINT or SIGTERM. Only this command imports aiohttp (the others stay quick to start)."""
 
 from __future__ import annotations
 
@@ -15,10 +15,13 @@ import ssl
 import sys
 from pathlib import Path
 
+from user_interaction_web.guards import LOOPBACK_NAMES
+
 from user_interaction import state_dir
 from user_interaction.terminal import visible
 
 from ._address import address_file, token_file
+from ._server import InboxServer  # aiohttp, imported here: before the loop runs
 from ._store import Store, StoreError, default_store_url, open_store
 
 __all__ = ["serve", "write_private"]
@@ -112,10 +115,6 @@ def serve(args: argparse.Namespace) -> int:
 async def _serve(
     args: argparse.Namespace, store: Store, token: str, context: ssl.SSLContext | None
 ) -> int:
-    from user_interaction_web.guards import LOOPBACK_NAMES
-
-    from ._server import InboxServer
-
     hosts = set(LOOPBACK_NAMES)
     if not _is_loopback(args.host):
         hosts.add(args.host.lower())
