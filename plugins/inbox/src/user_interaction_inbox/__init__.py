@@ -11,7 +11,8 @@ human answers from the command line (``inbox list``, ``inbox answer``)::
 A request with a ``key`` survives its caller: a restarted agent asking with the same key
 joins the pending ask, or collects the answer the human gave meanwhile. The server's HTTP
 guards and, in a later version, its page are shared with the web provider
-(``user-interaction-web``). aiohttp is imported by the server and at the first ask, not here.
+(``user-interaction-web``). aiohttp is imported by the server and when the provider is
+built, not here (listing providers stays quick).
 """
 
 from __future__ import annotations

@@ -80,6 +80,7 @@ class InboxProvider:
         self._token = token
         self._agent = agent
         find_address(url, token)  # a bad url= fails at construction, not at the first ask
+        import aiohttp  # noqa: F401  # here, not on the caller's event loop at the first ask
 
     @classmethod
     def available(cls) -> bool:
