@@ -162,8 +162,8 @@ class InboxProvider:
             signal.aborted and signal.error().code in (ASK_ABORTED, ASK_TIMEOUT)
         )
         leave = request.key is not None and not gave_up
-        try:
-            await asyncio.wait_for(
+        withdrawal = asyncio.ensure_future(
+            asyncio.wait_for(
                 self._call(
                     session,
                     "POST",
@@ -173,7 +173,16 @@ class InboxProvider:
                 ),
                 _WITHDRAW_TIMEOUT,
             )
-        except (Exception, asyncio.CancelledError):  # best effort: the server's timers remain
+        )
+        withdrawal.add_done_callback(_consume)  # best effort: the server's timers remain
+        try:
+            await asyncio.shield(withdrawal)
+        except asyncio.CancelledError:
+            # The manager cancels this task when the signal fires: finish the (bounded)
+            # withdrawal first, so the ask is gone from the inbox when the caller hears.
+            await asyncio.wait([withdrawal])
+            raise
+        except Exception:
             pass
 
     async def _post(
@@ -240,6 +249,12 @@ class InboxProvider:
     def dispose(self) -> None:
         """Nothing to release: each ask has its own connection, and the manager's signal
         ends the asks still waiting."""
+
+
+def _consume(task: asyncio.Future[Any]) -> None:
+    """Retrieve a finished withdrawal's exception: it failed quietly, by design."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _outcome(status: dict[str, Any]) -> AskUserQuestionAnswer:
