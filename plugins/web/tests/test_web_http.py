@@ -161,6 +161,39 @@ def test_bodies_are_limited_to_64_kib(client: Client, agent: Agent) -> None:
     assert future.result(PROMPTLY).get("pkg").selected == ("npm",)  # type: ignore[union-attr]
 
 
+def test_bad_bytes_deep_json_and_malformed_http_are_400_with_one_log_line(
+    client: Client, agent: Agent, caplog: pytest.LogCaptureFixture
+) -> None:
+    future = agent.ask(package_question())
+    (card,) = pending(client)
+    caplog.set_level("WARNING", logger="user_interaction_web.guards")
+    token = client.token.encode() + b"\xff"
+    response = client.request(
+        "POST",
+        "/api/answer",
+        headers={"X-UI-Token": token, "Origin": client.origin, "Content-Type": "application/json"},
+        body=b"{}",
+    )
+    assert response.status == 400, response.body
+    assert "UTF-8" in response.json()["error"]
+    deep = b"[" * 30_000 + b"]" * 30_000
+    assert client.post(deep).status == 400
+    assert client.post(b"\xff\xfe{}").status == 400
+    caplog.set_level("WARNING", logger="aiohttp.server")
+    with socket.create_connection((client.hostname, client.port), timeout=10) as raw:
+        raw.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: abc\r\n\r\n")
+        assert raw.recv(100).startswith(b"HTTP/1.0 400 ")
+    wait_until(lambda: len(caplog.records) == 4, what="the malformed request's log line")
+    lines = [record.getMessage() for record in caplog.records]
+    assert all(line.startswith("400 POST /api/answer: ") for line in lines[:3]), lines
+    assert lines[3].startswith("400 (malformed request): "), lines
+    assert all(record.exc_info is None for record in caplog.records)
+    assert client.token not in " ".join(lines)
+    assert not future.done()
+    assert client.post({"askId": card["askId"], "action": "cancel"}).status == 200
+    assert error_of(future).code == ASK_CANCELLED
+
+
 # -- check 8: loopback only, headers on every response -------------------------------------
 
 

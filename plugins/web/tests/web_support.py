@@ -91,7 +91,7 @@ class Client:
         method: str,
         path: str,
         *,
-        headers: dict[str, str] | None = None,
+        headers: dict[str, str | bytes] | None = None,
         body: bytes | None = None,
         host: str | None = None,
         stream: bool = False,

@@ -15,19 +15,12 @@ from user_interaction import (
     UserInteractionError,
 )
 
+from .guards import Refused  # 400 (malformed) or 422 (an answer that breaks the rules)
+
 __all__ = ["ACTIONS", "Refused", "Reply", "read_answer", "read_reply"]
 
 Action = Literal["accept", "cancel", "decline"]
 ACTIONS: Final[tuple[Action, ...]] = ("accept", "cancel", "decline")
-
-
-class Refused(Exception):
-    """The server refuses what the page sent: ``status`` 400 (malformed) or 422 (an answer
-    that breaks the rules); ``str()`` says where."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 @attrs.frozen

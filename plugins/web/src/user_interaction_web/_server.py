@@ -1,11 +1,10 @@
 """The page's HTTP server (aiohttp, on the provider's own loop): static files, a Server-Sent
 Events stream of the pending asks, and ``POST /api/answer``, all behind the loopback guards
-of ``design/web.md``."""
+of :mod:`user_interaction_web.guards`."""
 
 from __future__ import annotations
 
 import asyncio
-import hmac
 import itertools
 import json
 import secrets
@@ -28,25 +27,20 @@ from user_interaction import (
     UserInteractionError,
 )
 
-from ._answers import Refused, read_answer, read_reply
+from ._answers import read_answer, read_reply
+from .guards import (
+    MAX_BODY,
+    SECURITY_HEADERS,
+    Refused,
+    add_security_headers,
+    error,
+    guard,
+    read_json,
+)
 
 __all__ = ["MAX_BODY", "SECURITY_HEADERS", "Server"]
 
-#: Largest request body accepted (a bigger one is 413).
-MAX_BODY: Final = 64 * 1024
-#: Sent on every response, errors included.
-SECURITY_HEADERS: Final = {
-    "Content-Security-Policy": (
-        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-store",
-    "X-Frame-Options": "DENY",
-}
 _PING_SECONDS: Final = 15.0
-_LOOPBACK_NAMES: Final = frozenset({"127.0.0.1", "localhost", "[::1]"})
 _STATIC: Final = {
     "/": ("index.html", "text/html"),
     "/app.js": ("app.js", "text/javascript"),
@@ -128,13 +122,13 @@ class Server:
 
     async def start(self, host: str, port: int) -> None:
         """Bind ``host:port`` (0: any free port) and start serving."""
-        app = web.Application(client_max_size=MAX_BODY, middlewares=[self._guard])
+        app = web.Application(client_max_size=MAX_BODY, middlewares=[guard(_token_of, self.token)])
         for path in self._static:
             app.router.add_get(path, self._file)
         app.router.add_get("/favicon.ico", self._no_icon)
         app.router.add_get("/api/events", self._events)
         app.router.add_post("/api/answer", self._answer)
-        app.on_response_prepare.append(_add_headers)
+        app.on_response_prepare.append(add_security_headers)
         runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await runner.setup()
         self._runner = runner
@@ -217,29 +211,6 @@ class Server:
 
     # -- HTTP ----------------------------------------------------------------------------
 
-    @web.middleware
-    async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        host = request.headers.get("Host", "")
-        if _hostname(host) not in _LOOPBACK_NAMES:
-            return _error(421, "This server answers only to 127.0.0.1, localhost or [::1].")
-        if request.path.startswith("/api/"):
-            origin = request.headers.get("Origin")
-            if origin is not None and origin.lower() != f"http://{host}".lower():
-                return _error(403, "Cross-origin requests are refused.")
-            if request.method == "GET":
-                token = request.query.get("token", "")
-            else:
-                token = request.headers.get("X-UI-Token", "")
-            if not hmac.compare_digest(token.encode(), self.token.encode()):
-                return _error(403, "Open the address the agent printed, token included.")
-            if request.method == "POST":
-                if origin is None:
-                    return _error(403, "A POST must come from the page (no Origin header).")
-                if request.content_type != "application/json":
-                    return _error(415, "Send application/json.")
-        response: web.StreamResponse = await handler(request)
-        return response
-
     async def _file(self, request: web.Request) -> web.Response:
         body, content_type = self._static[request.path]
         return web.Response(body=body, content_type=content_type, charset="utf-8")
@@ -274,18 +245,12 @@ class Server:
 
     async def _answer(self, request: web.Request) -> web.Response:
         try:
-            body = await request.read()
-        except web.HTTPRequestEntityTooLarge:
-            return _error(413, f"The body is larger than {MAX_BODY} bytes.")
-        try:
-            reply = read_reply(json.loads(body))
-        except ValueError:
-            return _error(400, "The body is not valid JSON.")
+            reply = read_reply(await read_json(request))
         except Refused as refused:
-            return _error(refused.status, str(refused))
+            return error(refused.status, str(refused), request)
         ask = self._asks.get(reply.ask_id)
         if ask is None or ask.future.done():
-            return _error(409, "This question is no longer open.")
+            return error(409, "This question is no longer open.", request)
         if reply.action == "cancel":
             ask.future.set_exception(
                 UserInteractionError("The question was dismissed on the web page.", ASK_CANCELLED)
@@ -298,29 +263,21 @@ class Server:
             try:
                 answer = read_answer(ask.request.questions, reply.answers)
             except Refused as refused:
-                return _error(refused.status, str(refused))
+                return error(refused.status, str(refused), request)
             ask.future.set_result(answer)
         return web.json_response({"ok": True})
 
 
-def _hostname(host: str) -> str:
-    """The Host header without its port (``[::1]:80`` -> ``[::1]``), lower-cased."""
-    host = host.strip().lower()
-    if host.startswith("["):
-        return host[: host.find("]") + 1]
-    return host.partition(":")[0]
+def _token_of(request: web.Request) -> str:
+    """The token a request carries: ``?token=`` on the event stream (an ``EventSource``
+    cannot set headers), the ``X-UI-Token`` header on a POST."""
+    if request.method == "GET":
+        return request.query.get("token", "")
+    return request.headers.get("X-UI-Token", "")
 
 
 def _event(name: str, data: object) -> bytes:
     return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
-
-
-def _error(status: int, message: str) -> web.Response:
-    return web.json_response({"error": message}, status=status)
-
-
-async def _add_headers(request: web.Request, response: web.StreamResponse) -> None:
-    response.headers.update(SECURITY_HEADERS)
 
 
 def _error_of(signal: AbortSignal) -> UserInteractionError:

@@ -1,0 +1,501 @@
+"""The inbox server: an aiohttp application over a :class:`~._store.Store`, with an HTTP API
+for agents (post an ask, wait for it to settle, withdraw it) and for the human's side (list
+the pending asks, settle one), behind the web provider's guards.
+
+The store is the truth: a state change is committed before it is acknowledged. In memory
+the server keeps, per pending ask, what the store need not: the requests waiting on it,
+its expiry timer, and the timer withdrawing an unkeyed ask whose agent went away.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import ssl
+import time
+from collections.abc import Collection, Coroutine
+from typing import Any, Final, TypeVar
+
+import attrs
+from aiohttp import web
+from user_interaction_web.guards import (
+    LOOPBACK_NAMES,
+    MAX_BODY,
+    Refused,
+    add_security_headers,
+    error,
+    guard,
+    read_json,
+)
+
+from user_interaction import (
+    ASK_ABORTED,
+    ASK_CANCELLED,
+    ASK_DECLINED,
+    ASK_TIMEOUT,
+    INVALID_ANSWER,
+    AskUserQuestionRequest,
+    UserInteractionError,
+    check_answer,
+)
+
+from ._address import TOKEN_HEADER
+from ._store import KeyConflict, State, Store, StoredAsk
+
+__all__ = ["ABANDONED_AFTER", "DEFAULT_RETAIN", "MAX_WAIT", "InboxServer", "status_of"]
+
+#: Seconds an unkeyed ask stays pending without its agent (no request waiting on it).
+ABANDONED_AFTER: Final = 30.0
+#: Seconds settled asks (and so their keys' answers) are kept: 7 days.
+DEFAULT_RETAIN: Final = 7 * 24 * 3600.0
+#: The longest a wait request is held (``?wait=``), in seconds.
+MAX_WAIT: Final = 60.0
+_PURGE_EVERY: Final = 3600.0
+#: 9999-12-31 in Unix time: a deadline past it (``timeout=1e300``) is none.
+_LAST_DATE: Final = 253402300799.0
+T = TypeVar("T")
+_SETTLE_ACTIONS: Final[dict[str, State]] = {
+    "answer": "answered",
+    "cancel": "cancelled",
+    "decline": "declined",
+}
+
+
+def status_of(ask: StoredAsk) -> dict[str, Any]:
+    """An ask as the API reports it (the shape ``inbox list --json`` shows, plus its
+    outcome once settled)."""
+    data: dict[str, Any] = {
+        "id": ask.id,
+        "state": ask.state,
+        "agent": ask.agent,
+        "key": ask.key,
+        "created": ask.created,
+        "deadline": ask.deadline,
+        "request": ask.request,
+    }
+    if ask.state != "pending":
+        data.update(
+            answer=ask.answer, error=ask.error, settledBy=ask.settled_by, settled=ask.settled
+        )
+    return data
+
+
+class _Waiter:
+    """One caller of a pending ask (the provider names itself with a random ``waiter``)."""
+
+    __slots__ = ("holding", "seen")
+
+    def __init__(self) -> None:
+        self.holding = 0  # wait requests this caller holds now
+        self.seen = time.monotonic()
+
+
+class _Live:
+    """What the server keeps in memory about a pending ask."""
+
+    __slots__ = ("abandoned", "ask", "done", "expiry", "waiters")
+
+    def __init__(self, ask: StoredAsk) -> None:
+        self.ask = ask
+        self.done: asyncio.Future[StoredAsk] = asyncio.get_running_loop().create_future()
+        self.waiters: dict[str, _Waiter] = {}
+        self.expiry: asyncio.TimerHandle | None = None
+        self.abandoned: asyncio.TimerHandle | None = None
+
+    def holding(self) -> int:
+        return sum(waiter.holding for waiter in self.waiters.values())
+
+    def others_present(self, waiter: str) -> bool:
+        """Whether a caller besides ``waiter`` waits now or did in the last
+        :data:`ABANDONED_AFTER` seconds (it may be between two wait requests)."""
+        now = time.monotonic()
+        return any(
+            other.holding or now - other.seen < ABANDONED_AFTER
+            for name, other in self.waiters.items()
+            if name != waiter
+        )
+
+    def stop_timers(self) -> None:
+        for handle in (self.expiry, self.abandoned):
+            if handle is not None:
+                handle.cancel()
+        self.expiry = self.abandoned = None
+
+
+class InboxServer:
+    """The pending asks of every agent, over ``store``; lives on the running loop."""
+
+    def __init__(
+        self,
+        store: Store,
+        token: str,
+        *,
+        retain: float = DEFAULT_RETAIN,
+        hosts: Collection[str] = LOOPBACK_NAMES,
+    ) -> None:
+        self.store = store
+        self.token = token
+        self.retain = retain
+        self.hosts = frozenset(hosts)
+        self.base = ""
+        self._live: dict[str, _Live] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._runner: web.AppRunner | None = None
+        self._purge: asyncio.TimerHandle | None = None
+
+    # -- life cycle ----------------------------------------------------------------------
+
+    def app(self) -> web.Application:
+        """The aiohttp application (its routes and guards)."""
+        app = web.Application(
+            client_max_size=MAX_BODY,
+            middlewares=[guard(_token_of, self.token, hosts=self.hosts, origin_required=False)],
+        )
+        app.router.add_get("/", self._home)
+        app.router.add_get("/api/inbox", self._hello)
+        app.router.add_get("/api/asks", self._list)
+        app.router.add_post("/api/asks", self._post)
+        app.router.add_get("/api/asks/{id}", self._get)
+        app.router.add_post("/api/asks/{id}/withdraw", self._withdraw)
+        app.router.add_post("/api/asks/{id}/settle", self._settle)
+        app.on_response_prepare.append(add_security_headers)
+        return app
+
+    async def start(self, host: str, port: int, ssl_context: ssl.SSLContext | None = None) -> None:
+        """Load the pending asks (arming their timers: the agents of unkeyed ones have
+        :data:`ABANDONED_AFTER` seconds to come back), then listen on ``host:port``."""
+        await asyncio.to_thread(self.store.purge, time.time() - self.retain)
+        for ask in await asyncio.to_thread(self.store.pending):
+            self._track(ask)
+        self._schedule_purge()
+        # handler_cancellation: an agent that hangs up stops waiting at once, so an unkeyed
+        # ask's 30 s without its agent start then.
+        runner = web.AppRunner(
+            self.app(), access_log=None, handle_signals=False, handler_cancellation=True
+        )
+        await runner.setup()
+        self._runner = runner
+        await web.TCPSite(runner, host, port, ssl_context=ssl_context).start()
+        bound = runner.addresses[0][1]
+        scheme = "https" if ssl_context is not None else "http"
+        name = f"[{host}]" if ":" in host else host
+        self.base = f"{scheme}://{name}:{bound}"
+
+    async def close(self) -> None:
+        """Stop listening; pending asks stay pending in the store."""
+        if self._purge is not None:
+            self._purge.cancel()
+        for live in self._live.values():
+            live.stop_timers()
+            if not live.done.done():
+                live.done.cancel()
+        if self._runner is not None:
+            await self._runner.cleanup()
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=5.0)
+
+    def _schedule_purge(self) -> None:
+        def purge() -> None:
+            self._spawn(asyncio.to_thread(self.store.purge, time.time() - self.retain))
+            self._schedule_purge()
+
+        self._purge = asyncio.get_running_loop().call_later(_PURGE_EVERY, purge)
+
+    def _spawn(self, coroutine: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+        """Run ``coroutine`` as a task the server keeps until it is done."""
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    # -- pending asks --------------------------------------------------------------------
+
+    def _track(self, ask: StoredAsk) -> _Live:
+        live = self._live.get(ask.id)
+        if live is None:
+            live = self._live[ask.id] = _Live(ask)
+            if ask.key is None:
+                self._abandon_later(live)
+        live.ask = ask
+        self._arm_expiry(live)
+        return live
+
+    def _arm_expiry(self, live: _Live) -> None:
+        if live.expiry is not None:
+            live.expiry.cancel()
+            live.expiry = None
+        deadline = live.ask.deadline
+        if deadline is not None:
+            delay = max(0.0, deadline - time.time())
+            live.expiry = asyncio.get_running_loop().call_later(
+                delay, lambda: self._spawn(self._end(live, "expired", "inbox (deadline)"))
+            )
+
+    def _abandon_later(self, live: _Live) -> None:
+        if live.abandoned is not None:
+            live.abandoned.cancel()
+        live.abandoned = asyncio.get_running_loop().call_later(
+            ABANDONED_AFTER,
+            lambda: self._spawn(self._end(live, "withdrawn", "inbox (agent gone)")),
+        )
+
+    async def _end(self, live: _Live, state: State, by: str) -> None:
+        """Expire or withdraw ``live``'s ask (a timer's or an agent's doing)."""
+        message = {
+            "expired": ("The ask's deadline passed in the inbox.", ASK_TIMEOUT),
+            "withdrawn": ("The ask was withdrawn from the inbox.", ASK_ABORTED),
+        }[state]
+        await self._commit(live, state, None, {"message": message[0], "code": message[1]}, by)
+
+    async def _commit(
+        self,
+        live: _Live,
+        state: State,
+        answer: dict[str, Any] | None,
+        error_data: dict[str, str] | None,
+        by: str,
+    ) -> StoredAsk | None:
+        """Settle ``live``'s ask in the store, then wake its waiters; ``None`` when another
+        settled it first. Shielded: a client that hangs up meanwhile (aiohttp then cancels
+        its handler) never leaves a committed change unannounced to the waiters."""
+        return await asyncio.shield(
+            self._spawn(self._commit_now(live, state, answer, error_data, by))
+        )
+
+    async def _commit_now(
+        self,
+        live: _Live,
+        state: State,
+        answer: dict[str, Any] | None,
+        error_data: dict[str, str] | None,
+        by: str,
+    ) -> StoredAsk | None:
+        at = time.time()
+        won = await asyncio.to_thread(
+            self.store.settle, live.ask.id, state, answer=answer, error=error_data, by=by, at=at
+        )
+        if not won:
+            return None
+        settled = attrs.evolve(
+            live.ask, state=state, answer=answer, error=error_data, settled_by=by, settled=at
+        )
+        self._finish(live, settled)
+        return settled
+
+    def _finish(self, live: _Live, settled: StoredAsk) -> None:
+        live.stop_timers()
+        if self._live.get(settled.id) is live:
+            del self._live[settled.id]
+        if not live.done.done():
+            live.done.set_result(settled)
+
+    async def _find(self, ask_id: str) -> tuple[_Live | None, StoredAsk]:
+        """The ask called ``ask_id``: live when pending; 404 when unknown."""
+        live = self._live.get(ask_id)
+        if live is not None:
+            return live, live.ask
+        ask = await asyncio.to_thread(self.store.get, ask_id)
+        if ask is None:
+            raise Refused(404, f"No ask {ask_id!r} in this inbox.")
+        return None, ask
+
+    # -- HTTP: agents --------------------------------------------------------------------
+
+    async def _home(self, request: web.Request) -> web.Response:
+        return web.Response(
+            text="user-interaction inbox: the page arrives in a later version; "
+            "use `user-interaction inbox list` and `inbox answer` meanwhile.\n"
+        )
+
+    async def _hello(self, request: web.Request) -> web.Response:
+        waiting = sum(live.holding() for live in self._live.values())
+        return web.json_response({"inbox": True, "pending": len(self._live), "waiting": waiting})
+
+    async def _post(self, request: web.Request) -> web.Response:
+        data = _object(await read_json(request))
+        _only(data, ("request", "agent", "timeLeft", "waiter"))
+        try:
+            parsed = AskUserQuestionRequest.from_dict(data.get("request"))
+        except UserInteractionError as exc:
+            return _refuse(400, f"request: {exc}", exc.code, request)
+        if not parsed.questions:
+            return _refuse(400, "request: no questions", "EMPTY_QUESTIONS", request)
+        agent = _text(data, "agent", required=True)
+        waiter = _text(data, "waiter") or secrets.token_hex(8)
+        time_left = data.get("timeLeft")
+        if time_left is not None and (
+            isinstance(time_left, bool)
+            or not isinstance(time_left, (int, float))
+            or not time_left >= 0
+        ):
+            raise Refused(400, "timeLeft: expected a number of seconds, at least 0, or null")
+        now = time.time()
+        deadline = None
+        if time_left is not None and now + time_left < _LAST_DATE:
+            deadline = now + time_left  # beyond the calendar's end is no deadline at all
+        fresh = StoredAsk(
+            id=secrets.token_hex(6),
+            request=parsed.to_dict(),
+            agent=agent,
+            key=parsed.key,
+            created=now,
+            deadline=deadline,
+        )
+        try:
+            ask = await asyncio.shield(self._spawn(self._add(fresh, waiter)))
+        except KeyConflict as conflict:
+            return _refuse(409, f"key: {conflict}", "INVALID_REQUEST", request)
+        return web.json_response(status_of(ask))
+
+    async def _add(self, fresh: StoredAsk, waiter: str) -> StoredAsk:
+        """Store (or join) an ask and track it: shielded from the agent hanging up, so no
+        stored pending ask is left without its timers."""
+        ask, _joined = await asyncio.to_thread(self.store.add, fresh, self.retain)
+        if ask.state == "pending":
+            live = self._track(ask)
+            live.waiters.setdefault(waiter, _Waiter()).seen = time.monotonic()
+        return ask
+
+    async def _get(self, request: web.Request) -> web.Response:
+        live, ask = await self._find(request.match_info["id"])
+        try:
+            wait = min(float(request.query.get("wait", "0")), MAX_WAIT)
+        except ValueError:
+            raise Refused(400, "wait: expected a number of seconds") from None
+        if live is None or not wait > 0:
+            return web.json_response(status_of(ask))
+        name = request.query.get("waiter") or "anonymous"
+        waiter = live.waiters.setdefault(name, _Waiter())
+        waiter.holding += 1
+        if live.abandoned is not None:
+            live.abandoned.cancel()
+            live.abandoned = None
+        try:
+            ask = await asyncio.wait_for(asyncio.shield(live.done), wait)
+        except asyncio.TimeoutError:
+            ask = live.ask
+        except asyncio.CancelledError:
+            if not live.done.cancelled():
+                raise  # the agent went away (aiohttp cancels the handler)
+            ask = live.ask  # the server is closing
+        finally:
+            waiter.holding -= 1
+            waiter.seen = time.monotonic()
+            if (
+                ask.key is None
+                and not live.done.done()
+                and live.holding() == 0
+                and self._live.get(live.ask.id) is live
+            ):
+                self._abandon_later(live)
+        return web.json_response(status_of(ask))
+
+    async def _withdraw(self, request: web.Request) -> web.Response:
+        """A caller leaves: an unkeyed ask is withdrawn; a keyed one only when the caller
+        gave up (``leave`` false: abort or timeout) and no other caller waits on it."""
+        data = _object(await read_json(request))
+        _only(data, ("waiter", "leave"))
+        live, ask = await self._find(request.match_info["id"])
+        if live is None:
+            return web.json_response(status_of(ask))
+        name = _text(data, "waiter") or "anonymous"
+        leave = data.get("leave", False) is True
+        live.waiters.pop(name, None)
+        if ask.key is None or (not leave and not live.others_present(name)):
+            settled = await self._commit(
+                live,
+                "withdrawn",
+                None,
+                {"message": "The agent withdrew the ask.", "code": ASK_ABORTED},
+                f"agent {ask.agent}",
+            )
+            if settled is not None:
+                ask = settled
+        return web.json_response(status_of(ask))
+
+    # -- HTTP: the human's side ------------------------------------------------------------
+
+    async def _list(self, request: web.Request) -> web.Response:
+        asks = sorted((live.ask for live in self._live.values()), key=lambda a: (a.created, a.id))
+        return web.json_response({"asks": [status_of(ask) for ask in asks], "now": time.time()})
+
+    async def _settle(self, request: web.Request) -> web.Response:
+        data = _object(await read_json(request))
+        _only(data, ("action", "answer", "by"))
+        action = data.get("action")
+        state = _SETTLE_ACTIONS.get(action) if isinstance(action, str) else None
+        if state is None:
+            raise Refused(400, f"action: expected one of {', '.join(_SETTLE_ACTIONS)}")
+        by = _text(data, "by", required=True)
+        live, ask = await self._find(request.match_info["id"])
+        if live is None:
+            return _already(ask, request)
+        answer: dict[str, Any] | None = None
+        error_data: dict[str, str] | None = None
+        if state == "answered":
+            raw = data.get("answer")
+            problems = check_answer(AskUserQuestionRequest.from_dict(ask.request), raw)
+            if problems:
+                return error(
+                    422,
+                    "; ".join(str(problem) for problem in problems),
+                    request,
+                    extra={
+                        "code": INVALID_ANSWER,
+                        "problems": [
+                            {"path": p.path, "message": p.message, "code": p.code} for p in problems
+                        ],
+                    },
+                )
+            assert isinstance(raw, dict)  # check_answer accepts a wire dict or refuses it
+            answer = raw
+        elif state == "cancelled":
+            error_data = {"message": f"{by} dismissed the question.", "code": ASK_CANCELLED}
+        else:
+            error_data = {"message": f"{by} declined to answer.", "code": ASK_DECLINED}
+        settled = await self._commit(live, state, answer, error_data, by)
+        if settled is None:
+            latest = await asyncio.to_thread(self.store.get, ask.id)
+            return _already(latest or ask, request)
+        return web.json_response(status_of(settled))
+
+
+def _token_of(request: web.Request) -> str:
+    return request.headers.get(TOKEN_HEADER, "")
+
+
+def _object(data: object) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise Refused(400, "expected a JSON object")
+    return data
+
+
+def _only(data: dict[str, Any], known: tuple[str, ...]) -> None:
+    unknown = sorted(str(key) for key in data if key not in known)
+    if unknown:
+        raise Refused(400, f"{unknown[0]}: unknown field (expected {', '.join(known)})")
+
+
+def _text(data: dict[str, Any], name: str, *, required: bool = False) -> str:
+    value = data.get(name)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or not value.strip() or len(value) > 200:
+        raise Refused(400, f"{name}: expected a non-blank string of at most 200 characters")
+    with contextlib.suppress(UnicodeEncodeError):
+        value.encode()
+        return value
+    raise Refused(400, f"{name}: not valid text")
+
+
+def _refuse(status: int, message: str, code: str, request: web.Request) -> web.Response:
+    return error(status, message, request, extra={"code": code})
+
+
+def _already(ask: StoredAsk, request: web.Request) -> web.Response:
+    """409: the ask is no longer pending; says who settled it and when."""
+    message = f"Ask {ask.id} is already {ask.state}"
+    if ask.settled_by:
+        message += f" by {ask.settled_by}"
+    return error(409, message, request, extra=status_of(ask))

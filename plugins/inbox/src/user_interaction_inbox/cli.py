@@ -1,0 +1,276 @@
+"""``user-interaction inbox``: run the inbox server and answer its asks from a terminal or a
+script (a command of the ``user_interaction.commands`` entry-point group).
+
+- ``inbox serve``: the server, until SIGINT or SIGTERM;
+- ``inbox open [--browser]``: the page's address with its token;
+- ``inbox list [--json]``: the pending asks, oldest first;
+- ``inbox answer ID``: ask the human here through a provider, or settle the ask from a
+  script with ``--answer JSON``, ``--cancel`` or ``--decline``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import getpass
+import json
+import sys
+import time
+from typing import Any, Final
+
+from user_interaction import (
+    ASK_CANCELLED,
+    ASK_DECLINED,
+    INVALID_ANSWER,
+    AskUserQuestionRequest,
+    UserInteraction,
+    UserInteractionError,
+    find_provider,
+)
+from user_interaction.cli import add_provider_option, seconds
+from user_interaction.terminal import visible
+
+from ._address import Address, InboxUnreachable, Reply, find_address
+
+__all__ = ["add_arguments", "run"]
+
+PROG: Final = "user-interaction inbox"
+#: The default port of ``inbox serve``.
+DEFAULT_PORT: Final = 8765
+_EXIT_OK: Final = 0
+_EXIT_ERROR: Final = 1
+_EXIT_USAGE: Final = 2
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``user-interaction inbox``'s subcommands and their options."""
+    parser.description = (
+        "Asks that outlive their process: a server keeps every agent's pending asks in a "
+        "store; the human answers them here."
+    )
+    commands = parser.add_subparsers(dest="inbox_command", metavar="COMMAND", required=True)
+
+    serve = commands.add_parser("serve", help="run the inbox server until SIGINT or SIGTERM")
+    serve.add_argument(
+        "--store",
+        metavar="URL",
+        help="where asks are kept (default: sqlite:/// and inbox.sqlite3 in the state directory)",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    serve.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help=f"port to bind (default {DEFAULT_PORT}; 0: a free port, written to inbox.json)",
+    )
+    serve.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a --host that is not loopback (needs --certfile and --keyfile)",
+    )
+    serve.add_argument("--certfile", metavar="PATH", help="TLS certificate (PEM)")
+    serve.add_argument("--keyfile", metavar="PATH", help="TLS private key (PEM)")
+    serve.add_argument(
+        "--new-token", action="store_true", help="replace the token kept in inbox.token"
+    )
+    serve.add_argument(
+        "--retain",
+        type=seconds,
+        default=7 * 24 * 3600.0,
+        metavar="SECONDS",
+        help="how long settled asks (and the answers of their keys) are kept (default 7 days)",
+    )
+
+    opened = commands.add_parser("open", help="print the page's address with its token")
+    opened.add_argument("--browser", action="store_true", help="open it in a browser too")
+
+    listed = commands.add_parser("list", help="the pending asks, oldest first")
+    listed.add_argument("--json", action="store_true", help="as JSON (a stable shape)")
+
+    answer = commands.add_parser("answer", help="answer a pending ask")
+    answer.add_argument("id", metavar="ID", help="the ask's id, as inbox list shows it")
+    how = answer.add_mutually_exclusive_group()
+    how.add_argument(
+        "--provider",
+        "-p",
+        metavar="NAME",
+        help="ask the human through this provider (default: the best available one, "
+        "never inbox or any)",
+    )
+    how.add_argument("--answer", metavar="JSON", help='the answer in wire form: {"answers": [...]}')
+    how.add_argument("--cancel", action="store_true", help="dismiss the ask (ASK_CANCELLED)")
+    how.add_argument("--decline", action="store_true", help="refuse it (ASK_DECLINED)")
+    add_provider_option(answer)
+    answer.add_argument(
+        "--by", metavar="NAME", help="who answers, as the agent's side sees it (default: user)"
+    )
+    parser.epilog = (
+        "exit status: 0 done; 1 no inbox, no such ask, or already answered (who and when "
+        "are said); 3 the human cancelled or declined; 7 the answer is invalid"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the subcommand; returns the exit status."""
+    command = args.inbox_command
+    try:
+        if command == "serve":
+            from ._serve import serve
+
+            return serve(args)
+        if command == "open":
+            return _open(args)
+        if command == "list":
+            return _list(args)
+        return _answer(args)
+    except InboxUnreachable as exc:
+        _say(str(exc))
+        return _EXIT_ERROR
+
+
+def _say(text: str) -> None:
+    sys.stderr.write(f"{PROG}: {visible(' '.join(text.split()))}\n")
+    sys.stderr.flush()
+
+
+def _open(args: argparse.Namespace) -> int:
+    address = find_address()
+    print(address.page, flush=True)
+    if args.browser:
+        import webbrowser
+
+        webbrowser.open(address.page)
+    return _EXIT_OK
+
+
+def _list(args: argparse.Namespace) -> int:
+    reply = _call(find_address(), "GET", "/api/asks")
+    now = float(reply.body.get("now", time.time()))
+    asks = [_listed(ask, now) for ask in reply.body.get("asks", [])]
+    if args.json:
+        print(json.dumps({"asks": asks}, indent=2, ensure_ascii=False), flush=True)
+        return _EXIT_OK
+    if not asks:
+        print("No pending asks.", flush=True)
+        return _EXIT_OK
+    for ask in asks:
+        key = f"  key {visible(ask['key'])}" if ask["key"] else ""
+        print(f"{ask['id']}  {visible(ask['agent'])}  {_age(ask['age'])} ago{key}")
+        for question in ask["questions"]:
+            header = f"[{visible(question['header'])}] " if question.get("header") else ""
+            print(f"    {header}{visible(question['question'])}")
+    sys.stdout.flush()
+    return _EXIT_OK
+
+
+def _listed(ask: dict[str, Any], now: float) -> dict[str, Any]:
+    """One ask in ``inbox list --json``'s shape."""
+    deadline = ask.get("deadline")
+    return {
+        "id": ask["id"],
+        "key": ask.get("key"),
+        "agent": ask["agent"],
+        "created": _iso(ask["created"]),
+        "age": round(max(0.0, now - ask["created"]), 3),
+        "deadline": None if deadline is None else _iso(deadline),
+        "questions": ask["request"]["questions"],
+    }
+
+
+def _iso(when: float) -> str:
+    return datetime.datetime.fromtimestamp(when, datetime.timezone.utc).isoformat(
+        timespec="seconds"
+    )
+
+
+def _age(age: float) -> str:
+    if age < 60:
+        return f"{age:.0f}s"
+    if age < 3600:
+        return f"{age / 60:.0f}m"
+    if age < 86400:
+        return f"{age / 3600:.1f}h"
+    return f"{age / 86400:.1f}d"
+
+
+def _call(address: Address, method: str, path: str, payload: object = None) -> Reply:
+    reply = address.request(method, path, payload)
+    if reply.status == 403:
+        raise InboxUnreachable(
+            f"the inbox at {address.base} refused the token: {reply.body.get('error', '')}"
+        )
+    return reply
+
+
+def _answer(args: argparse.Namespace) -> int:
+    address = find_address()
+    ask_id = args.id
+    path = f"/api/asks/{ask_id}"
+    reply = _call(address, "GET", path)
+    if reply.status == 404:
+        _say(f"no ask {ask_id!r} in the inbox at {address.base}")
+        return _EXIT_ERROR
+    if reply.status != 200:
+        _say(f"the inbox answered {reply.status}: {reply.body.get('error', '')}")
+        return _EXIT_ERROR
+    if reply.body.get("state") != "pending":
+        _say(_settled_message(reply.body))
+        return _EXIT_ERROR
+    by = args.by or getpass.getuser() or "user"
+    payload: dict[str, Any]
+    if args.cancel:
+        payload = {"action": "cancel", "by": by}
+    elif args.decline:
+        payload = {"action": "decline", "by": by}
+    elif args.answer is not None:
+        try:
+            answer = json.loads(args.answer)
+        except ValueError as exc:
+            raise UserInteractionError(f"--answer is not JSON: {exc}", INVALID_ANSWER) from None
+        payload = {"action": "answer", "answer": answer, "by": by}
+    else:
+        payload = _ask_here(args, reply.body, by)
+    settled = _call(address, "POST", f"{path}/settle", payload)
+    if settled.status == 200:
+        return _EXIT_OK
+    if settled.status == 409:
+        _say(_settled_message(settled.body))
+        return _EXIT_ERROR
+    if settled.status == 422:
+        raise UserInteractionError(str(settled.body.get("error", "invalid answer")), INVALID_ANSWER)
+    if settled.status == 404:
+        _say(f"no ask {ask_id!r} in the inbox at {address.base}")
+        return _EXIT_ERROR
+    _say(f"the inbox answered {settled.status}: {settled.body.get('error', '')}")
+    return _EXIT_ERROR
+
+
+def _ask_here(args: argparse.Namespace, ask: dict[str, Any], by: str) -> dict[str, Any]:
+    """Ask the human through a provider of this machine; what to settle the ask with."""
+    request = AskUserQuestionRequest.from_dict(ask["request"])
+    request = AskUserQuestionRequest(request.questions, agent=ask["agent"])
+    name = args.provider or find_provider(exclude=("inbox", "any")).name
+    timeout = None
+    if ask.get("deadline") is not None:
+        timeout = max(0.001, float(ask["deadline"]) - time.time())
+    with UserInteraction() as ui:
+        ui.use(name, **dict(args.provider_option))
+        try:
+            answer = ui.ask_sync(request, timeout=timeout)
+        except UserInteractionError as error:
+            if error.code == ASK_CANCELLED:
+                return {"action": "cancel", "by": by}
+            if error.code == ASK_DECLINED:
+                return {"action": "decline", "by": by}
+            raise
+    return {"action": "answer", "answer": answer.to_dict(), "by": by}
+
+
+def _settled_message(body: dict[str, Any]) -> str:
+    """Who settled an ask, and when."""
+    message = f"ask {body.get('id')} is already {body.get('state')}"
+    if body.get("settledBy"):
+        message += f" by {body['settledBy']}"
+    if isinstance(body.get("settled"), (int, float)):
+        message += f" at {_iso(body['settled'])}"
+    return message

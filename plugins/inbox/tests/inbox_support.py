@@ -1,0 +1,192 @@
+"""Real processes for the inbox's tests: ``user-interaction inbox serve`` on a free loopback
+port, agents asking through the ``inbox`` provider, and the command line."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from user_interaction_inbox._address import Address, InboxUnreachable, Reply
+
+CLI = [sys.executable, "-m", "user_interaction"]
+HERE = Path(__file__).resolve().parent
+QUESTION = {
+    "id": "pkg",
+    "question": "Which package manager?",
+    "options": [{"label": "npm"}, {"label": "pnpm"}],
+}
+REQUEST: dict[str, Any] = {"questions": [QUESTION]}
+NPM = {"answers": [{"id": "pkg", "selected": ["npm"]}]}
+
+
+def environment(state: Path, **extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["USER_INTERACTION_STATE_DIR"] = str(state)
+    env.pop("USER_INTERACTION_INBOX", None)
+    env.pop("USER_INTERACTION_PROVIDER", None)
+    env.update(extra)
+    return env
+
+
+def wait_until(predicate: Callable[[], object], what: str, timeout: float = 30.0) -> None:
+    """Wait for a state another process reaches (checked again and again, with a bound)."""
+    end = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < end, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+class Inbox:
+    """``user-interaction inbox serve --port 0`` in a process of its own."""
+
+    def __init__(self, state: Path, *args: str) -> None:
+        self.state = state
+        self.process = subprocess.Popen(
+            [*CLI, "inbox", "serve", "--port", "0", *args],
+            env=environment(state),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stderr is not None
+        self.first_line = ""
+        for line in self.process.stderr:  # "serving at" is written after inbox.json
+            self.first_line += line
+            if "serving at" in line:
+                break
+        assert "serving at" in self.first_line, self.first_line + self.stop()
+        record = json.loads((state / "inbox.json").read_text())
+        assert record["pid"] == self.process.pid
+        self.record = record
+        self.address = Address.parse(record["url"], record["token"])
+
+    def call(self, method: str, path: str, payload: object = None) -> Reply:
+        return self.address.request(method, path, payload)
+
+    def pending(self) -> list[dict[str, Any]]:
+        reply = self.call("GET", "/api/asks")
+        assert reply.status == 200, reply
+        asks: list[dict[str, Any]] = reply.body["asks"]
+        return asks
+
+    def wait_for_pending(self, count: int) -> list[dict[str, Any]]:
+        wait_until(lambda: len(self.pending()) == count, f"{count} pending asks")
+        return self.pending()
+
+    def kill(self) -> None:
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+        assert self.process.stderr is not None
+        self.process.stderr.close()
+
+    def stop(self, number: int = signal.SIGTERM) -> str:
+        """End the server with ``number``; its stderr ("" when already stopped)."""
+        assert self.process.stderr is not None
+        if self.process.stderr.closed:
+            return ""
+        if self.process.poll() is None:
+            self.process.send_signal(number)
+        assert self.process.stderr is not None
+        try:
+            rest = self.process.stderr.read()
+        finally:
+            self.process.stderr.close()
+            self.process.wait(30)
+        return self.first_line + rest
+
+    def reachable(self) -> bool:
+        try:
+            return self.call("GET", "/api/inbox").status == 200
+        except InboxUnreachable:
+            return False
+
+
+AGENT = """
+import json, sys
+from user_interaction import (
+    AskUserQuestionRequest, UserInteraction, UserInteractionError,
+)
+key, timeout, provider = sys.argv[1] or None, float(sys.argv[2]) or None, sys.argv[3] or None
+request = AskUserQuestionRequest.from_dict(json.loads(sys.argv[4]))
+request = AskUserQuestionRequest(request.questions, agent="test agent", key=key)
+with UserInteraction() as ui:
+    ui.use(provider)
+    print("ready", flush=True)
+    try:
+        answer = ui.ask_sync(request, timeout=timeout)
+    except UserInteractionError as error:
+        print(json.dumps({"error": error.code, "message": error.message}), flush=True)
+    else:
+        print(json.dumps({"answer": answer.to_dict()}), flush=True)
+"""
+
+
+class Agent:
+    """A process asking one question through the inbox; its outcome is its last line."""
+
+    def __init__(
+        self,
+        state: Path,
+        *,
+        key: str | None = None,
+        timeout: float | None = 120.0,
+        provider: str | None = "inbox",
+        request: dict[str, Any] | None = None,
+        **env: str,
+    ) -> None:
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                AGENT,
+                key or "",
+                str(timeout or 0),
+                provider or "",
+                json.dumps(request or REQUEST),
+            ],
+            env=environment(state, **env),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        assert line == "ready\n", line + self.errors()
+
+    def errors(self) -> str:
+        assert self.process.stderr is not None
+        return self.process.stderr.read() if self.process.poll() is not None else ""
+
+    def outcome(self, timeout: float = 60.0) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        assert self.process.stderr is not None
+        out, err = self.process.communicate(timeout=timeout)
+        assert out.strip(), err
+        result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+        return result
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.communicate()
+
+
+def cli(state: Path, *args: str, stdin: str = "", **env: str) -> subprocess.CompletedProcess[str]:
+    """``user-interaction ARGS`` with the state directory ``state``."""
+    return subprocess.run(
+        [*CLI, *args],
+        env=environment(state, **env),
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )

@@ -1,0 +1,137 @@
+"""The server in this process, on a real SQLite file and a real loopback socket, for what
+needs its timers shortened: an unkeyed ask withdrawn once its agent has been gone for
+:data:`ABANDONED_AFTER` seconds, a keyed one kept; and the provider's disposal."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+import user_interaction_inbox._server as server_module
+from inbox_support import REQUEST
+from user_interaction_inbox import InboxProvider
+from user_interaction_inbox._address import TOKEN_HEADER
+from user_interaction_inbox._server import InboxServer
+from user_interaction_inbox._store import SqliteStore
+
+from user_interaction import (
+    PROVIDER_DISPOSED,
+    AskUserQuestionRequest,
+    UserInteraction,
+    UserInteractionError,
+)
+
+
+@asynccontextmanager
+async def running(path: Path) -> AsyncIterator[tuple[InboxServer, aiohttp.ClientSession]]:
+    store = SqliteStore(path)
+    server = InboxServer(store, "t0ken")
+    await server.start("127.0.0.1", 0)
+    try:
+        async with aiohttp.ClientSession(
+            base_url=server.base, headers={TOKEN_HEADER: "t0ken"}
+        ) as session:
+            yield server, session
+    finally:
+        await server.close()
+        store.close()
+
+
+async def call(session: aiohttp.ClientSession, method: str, path: str, **kw: Any) -> Any:
+    async with session.request(method, path, **kw) as response:
+        assert response.status == 200, await response.text()
+        return await response.json()
+
+
+async def settled(session: aiohttp.ClientSession, ask_id: str) -> dict[str, Any]:
+    """Wait, without holding a request on the ask (that would count as its agent), until
+    the server settles it by itself."""
+    for _ in range(2000):
+        status: dict[str, Any] = await call(session, "GET", f"/api/asks/{ask_id}")
+        if status["state"] != "pending":
+            return status
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"ask {ask_id} stayed pending")
+
+
+def test_an_unkeyed_ask_without_its_agent_is_withdrawn_a_keyed_one_stays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(server_module, "ABANDONED_AFTER", 0.3)
+
+    async def scenario() -> None:
+        async with running(tmp_path / "inbox.sqlite3") as (_, session):
+            keyed = await call(
+                session,
+                "POST",
+                "/api/asks",
+                json={"request": {**REQUEST, "key": "k"}, "agent": "a"},
+            )
+            unkeyed = await call(
+                session, "POST", "/api/asks", json={"request": REQUEST, "agent": "a", "waiter": "w"}
+            )
+            # While its agent holds a wait request, longer than ABANDONED_AFTER, it stays.
+            held = await call(session, "GET", f"/api/asks/{unkeyed['id']}?wait=1&waiter=w")
+            assert held["state"] == "pending"
+            gone = await settled(session, unkeyed["id"])  # the agent did not come back
+            assert (gone["state"], gone["settledBy"]) == ("withdrawn", "inbox (agent gone)")
+            still = await call(session, "GET", f"/api/asks/{keyed['id']}")
+            assert still["state"] == "pending"
+
+    asyncio.run(scenario())
+
+
+def test_asks_pending_at_a_restart_get_their_timers_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(server_module, "ABANDONED_AFTER", 0.3)
+    path = tmp_path / "inbox.sqlite3"
+
+    async def scenario() -> None:
+        async with running(path) as (_, session):
+            unkeyed = await call(
+                session, "POST", "/api/asks", json={"request": REQUEST, "agent": "a"}
+            )
+            timed = await call(
+                session,
+                "POST",
+                "/api/asks",
+                json={"request": {**REQUEST, "key": "t"}, "agent": "a", "timeLeft": 0.5},
+            )
+        async with running(path) as (_, session):
+            assert (await settled(session, unkeyed["id"]))["state"] == "withdrawn"
+            assert (await settled(session, timed["id"]))["state"] == "expired"
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize(("key", "state"), [(None, "withdrawn"), ("keep-me", "pending")])
+def test_disposal_withdraws_an_unkeyed_ask_and_leaves_a_keyed_one(
+    tmp_path: Path, key: str | None, state: str
+) -> None:
+    async def scenario() -> None:
+        async with running(tmp_path / "inbox.sqlite3") as (server, session):
+            ui = UserInteraction()
+            ui.register_provider(InboxProvider(url=f"{server.base}/#t0ken", agent="disposed"))
+            request = AskUserQuestionRequest.from_dict({**REQUEST, **({"key": key} if key else {})})
+            asking = asyncio.ensure_future(ui.ask(request, timeout=60))
+            for _ in range(2000):
+                listed = await call(session, "GET", "/api/asks")
+                if listed["asks"]:
+                    break
+                await asyncio.sleep(0.01)
+            (ask,) = listed["asks"]
+            assert ask["agent"] == "disposed"
+            await asyncio.to_thread(ui.close)
+            with pytest.raises(UserInteractionError) as caught:
+                await asking
+            assert caught.value.code == PROVIDER_DISPOSED
+            after = await call(session, "GET", f"/api/asks/{ask['id']}")
+            assert after["state"] == state
+
+    asyncio.run(scenario())

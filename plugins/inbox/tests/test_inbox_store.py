@@ -1,0 +1,249 @@
+"""The SQLite store on real files: private modes, WAL, the schema version, keys, the first
+settlement winning, and acknowledged writes surviving a SIGKILL."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from user_interaction_inbox._store import (
+    SCHEMA_VERSION,
+    KeyConflict,
+    SqliteStore,
+    StoredAsk,
+    StoreError,
+    default_store_url,
+    open_store,
+)
+
+from user_interaction import state_dir
+
+QUESTIONS = [{"id": "pkg", "question": "Which package manager?", "options": [{"label": "npm"}]}]
+WEEK = 7 * 24 * 3600.0
+
+
+def ask(
+    ask_id: str,
+    *,
+    key: str | None = None,
+    deadline: float | None = None,
+    questions: list[dict[str, object]] | None = None,
+    created: float | None = None,
+) -> StoredAsk:
+    request: dict[str, object] = {"questions": QUESTIONS if questions is None else questions}
+    if key is not None:
+        request["key"] = key
+    return StoredAsk(
+        id=ask_id,
+        request=request,
+        agent="agent",
+        key=key,
+        created=time.time() if created is None else created,
+        deadline=deadline,
+    )
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_the_default_store_is_private_in_the_state_directory() -> None:
+    old = os.umask(0o022)
+    try:
+        store = open_store()
+        store.add(ask("a1"), WEEK)
+    finally:
+        os.umask(old)
+    path = state_dir() / "inbox.sqlite3"
+    assert default_store_url() == f"sqlite://{path}"
+    try:
+        assert mode(path.parent) == 0o700
+        for name in ("inbox.sqlite3", "inbox.sqlite3-wal", "inbox.sqlite3-shm"):
+            assert mode(path.parent / name) == 0o600, name
+        with sqlite3.connect(path) as other:
+            assert other.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+            assert other.execute("SELECT version FROM schema_version").fetchall() == [
+                (SCHEMA_VERSION,)
+            ]
+    finally:
+        store.close()
+
+
+def test_urls_are_checked(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="not a store URL"):
+        open_store("inbox.sqlite3")
+    with pytest.raises(StoreError, match="unknown store scheme 'mysql'"):
+        open_store("mysql://localhost/inbox")
+    with pytest.raises(StoreError, match="postgresql:// stores are not supported"):
+        open_store("postgresql://localhost/inbox")
+    with pytest.raises(StoreError, match="the only option is synchronous"):
+        open_store(f"sqlite://{tmp_path}/asks.db?journal=off")
+    with pytest.raises(StoreError, match="the only option is synchronous"):
+        open_store(f"sqlite://{tmp_path}/asks.db?synchronous=off")
+    store = open_store(f"sqlite://{tmp_path}/sub/asks.db")
+    store.close()
+    store = open_store(f"sqlite://{tmp_path}/sub/asks.db?synchronous=normal")
+    store.add(ask("a1"), WEEK)
+    store.close()
+    assert [found.id for found in open_store(f"sqlite://{tmp_path}/sub/asks.db").pending()] == [
+        "a1"
+    ]
+    assert (tmp_path / "sub" / "asks.db").exists()
+
+
+def test_a_newer_schema_is_refused_and_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "inbox.sqlite3"
+    SqliteStore(path).close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 1,))
+    db.close()
+    with pytest.raises(StoreError, match=rf"schema version {SCHEMA_VERSION + 1}, newer"):
+        SqliteStore(path)
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT version FROM schema_version").fetchone() == (SCHEMA_VERSION + 1,)
+    db.close()
+
+
+def test_an_older_file_is_migrated_forward(tmp_path: Path) -> None:
+    path = tmp_path / "inbox.sqlite3"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        db.execute("INSERT INTO schema_version VALUES (0)")
+    db.close()
+    store = SqliteStore(path)
+    try:
+        store.add(ask("a1"), WEEK)
+        assert [found.id for found in store.pending()] == ["a1"]
+    finally:
+        store.close()
+
+
+def test_keys_join_collect_conflict_and_release(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "inbox.sqlite3")
+    try:
+        first, joined = store.add(ask("a1", key="deploy", deadline=100.0), WEEK)
+        assert (first.id, joined) == ("a1", False)
+        again, joined = store.add(ask("a2", key="deploy", deadline=200.0), WEEK)
+        assert (again.id, joined, again.deadline) == ("a1", True, 200.0)  # the later deadline
+        again, _ = store.add(ask("a3", key="deploy", deadline=None), WEEK)
+        assert again.deadline is None  # no deadline is the latest of all
+        other = [{"id": "pkg", "question": "Something else?"}]
+        with pytest.raises(KeyConflict, match="key 'deploy' already names ask a1"):
+            store.add(ask("a4", key="deploy", questions=other), WEEK)
+        assert store.settle("a1", "answered", answer={"answers": []}, by="me", at=time.time())
+        collected, joined = store.add(ask("a5", key="deploy"), WEEK)
+        assert (collected.id, collected.state, joined) == ("a1", "answered", True)
+        assert collected.answer == {"answers": []}
+        assert collected.settled_by == "me"
+        # Past the retention, the key asks again.
+        store.add(ask("b1", key="old"), WEEK)
+        assert store.settle("b1", "declined", by="me", at=time.time() - 2 * WEEK)
+        fresh, joined = store.add(ask("b2", key="old"), WEEK)
+        assert (fresh.id, joined) == ("b2", False)
+        # Withdrawn or expired asks release their key at once.
+        for state in ("withdrawn", "expired"):
+            assert store.settle(
+                "b2" if state == "withdrawn" else "b3", state, by="x", at=time.time()
+            )
+            fresh, joined = store.add(ask("b3" if state == "withdrawn" else "b4", key="old"), WEEK)
+            assert not joined
+        assert [found.id for found in store.pending()] == ["b4"]
+    finally:
+        store.close()
+
+
+def test_the_first_settlement_wins_across_connections(tmp_path: Path) -> None:
+    one = SqliteStore(tmp_path / "inbox.sqlite3")
+    two = SqliteStore(tmp_path / "inbox.sqlite3")
+    try:
+        one.add(ask("a1"), WEEK)
+        assert one.settle("a1", "answered", answer={"answers": []}, by="one", at=1.0)
+        assert not two.settle("a1", "cancelled", by="two", at=2.0)
+        settled = two.get("a1")
+        assert settled is not None
+        assert (settled.state, settled.settled_by, settled.settled) == ("answered", "one", 1.0)
+    finally:
+        one.close()
+        two.close()
+
+
+def test_purge_forgets_only_settled_asks_older_than_retention(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "inbox.sqlite3")
+    try:
+        store.add(ask("old"), WEEK)
+        store.add(ask("new"), WEEK)
+        store.add(ask("open"), WEEK)
+        store.settle("old", "answered", answer={"answers": []}, by="me", at=10.0)
+        store.settle("new", "answered", answer={"answers": []}, by="me", at=30.0)
+        assert store.purge(20.0) == 1
+        assert store.get("old") is None
+        assert store.get("new") is not None
+        assert store.get("open") is not None
+    finally:
+        store.close()
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from user_interaction_inbox._store import SqliteStore, StoredAsk
+
+    store = SqliteStore(Path(sys.argv[1]))
+    prefix = sys.argv[2]
+    for number in range(100000):
+        ask_id = f"{prefix}-{number}"
+        store.add(StoredAsk(ask_id, {"questions": []}, "w", None, time.time(), None), 1e9)
+        store.settle(ask_id, "answered", answer={"answers": []}, by=prefix, at=time.time())
+        print(ask_id, flush=True)
+    """
+)
+
+
+def test_acknowledged_writes_survive_sigkill_with_several_writers(tmp_path: Path) -> None:
+    """Four processes write at once (BEGIN IMMEDIATE waits on the busy timeout instead of
+    failing); each is killed with SIGKILL after 30 acknowledgements: every acknowledged
+    ask is in the file, answered."""
+    path = tmp_path / "inbox.sqlite3"
+    SqliteStore(path).close()
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(path), f"w{number}"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for number in range(4)
+    ]
+    acknowledged: list[str] = []
+    for writer in writers:
+        assert writer.stdout is not None
+        for _ in range(30):
+            line = writer.stdout.readline()
+            assert line, writer.stderr.read() if writer.stderr else ""
+            acknowledged.append(line.strip())
+    for writer in writers:
+        writer.kill()
+        writer.wait()
+        assert writer.stdout is not None
+        acknowledged.extend(line.strip() for line in writer.stdout if line.strip())
+        assert writer.stderr is not None
+        errors = writer.stderr.read()
+        writer.stdout.close()
+        writer.stderr.close()
+        assert "locked" not in errors, errors
+    store = SqliteStore(path)
+    try:
+        for ask_id in acknowledged:
+            found = store.get(ask_id)
+            assert found is not None, ask_id
+            assert found.state == "answered", ask_id
+    finally:
+        store.close()
