@@ -177,7 +177,8 @@ def test_previews_beside_the_options_on_a_wide_terminal(tui_run: Any) -> None:
     row = next(line for line in lines if "1. grid" in line)
     assert row.rstrip().endswith("+----+----+")  # option left, preview right, one line
     session.press("down")
-    session.screen.wait(lambda s: "- b" in s and "+----+" not in s, "the next preview")
+    # the next preview, its Markdown list rendered with bullets
+    session.screen.wait(lambda s: "• b" in s and "+----+" not in s, "the next preview")
     session.press("enter")
     assert answers(session.finish()[0]) == {"layout": {"id": "layout", "selected": ["list"]}}
 
@@ -435,7 +436,7 @@ def test_the_split_keeps_a_share_of_the_screen_whatever_the_preview(tui_run: Any
     for _ in range(2):  # onto an option with a wide preview, then one with none
         session.press("down")
         shown = session.screen.wait(
-            lambda s: "- wallets" in s or "No preview for this option." in s, "the next preview"
+            lambda s: "• wallets" in s or "No preview for this option." in s, "the next preview"
         )
     shown = session.screen.frame("No preview for this option.")
     assert _separator_columns(shown) == {54}, shown  # the split did not move
@@ -597,3 +598,32 @@ def test_a_long_answer_wraps_in_its_field(tui_run: Any, columns: int, rows: int)
     assert all(len(line) <= columns for line in field)
     session.press("enter")
     assert answers(session.finish()[0]) == {"pkg": {"id": "pkg", "selected": [], "custom": text}}
+
+
+MARKDOWN = (
+    "# Pick **pnpm**\n\nOne copy of each package, linked into `node_modules` "
+    "([docs](https://pnpm.io)).\n\n- strict: no phantom dependencies\n- fast\n\n"
+    "1. install\n2. lock\n\n> quoted <b>html</b> stays text\n\n"
+    "```python\nimport os\ndef install(frozen: bool = True) -> None:\n    return None\n```\n"
+)
+
+
+def test_previews_are_rendered_markdown_with_highlighted_code(tui_run: Any) -> None:
+    previewed = question(
+        "pkg", "Which package manager?", "pnpm", "npm", previews={"pnpm": MARKDOWN}
+    )
+    session = tui_run(request(previewed), columns=120, rows=30)
+    shown = session.screen.frame("def install(frozen: bool = True) -> None:")
+    preview = "\n".join(line.split("│", 1)[1] for line in shown.splitlines() if "│" in line)
+    assert preview.startswith("Pick pnpm\n")  # a heading, without its "#" or "**"
+    assert "linked into node_modules (docs (https://pnpm.io))." in preview.replace("\n", " ")
+    assert "• strict: no phantom dependencies\n• fast" in preview
+    assert "1. install\n2. lock" in preview
+    assert "│ quoted <b>html</b> stays text" in preview  # raw HTML is text
+    assert "```" not in preview  # no fences
+    assert "import os\ndef install(frozen: bool = True) -> None:\n    return None" in preview
+    raw = session.screen.raw()
+    # the code is highlighted: the keyword "def" comes in a colour of its own
+    assert re.search(r"\x1b\[[0-9;]*m(def)\x1b\[", raw), raw[-2000:]
+    session.press("enter")
+    assert answers(session.finish()[0]) == {"pkg": {"id": "pkg", "selected": ["pnpm"]}}

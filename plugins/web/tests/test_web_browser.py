@@ -579,6 +579,35 @@ def test_the_tab_order_does_not_depend_on_the_focused_option(
         tab.close()
 
 
+def test_on_a_phone_the_preview_stays_in_sight_of_the_options(
+    browser: Browser, provider: WebProvider, agent: Agent
+) -> None:
+    labels = [f"option {n}" for n in range(1, 17)]  # taller than a phone's screen
+    agent.ask(
+        AskUserQuestionItem(
+            "many",
+            QUESTION,
+            options=[
+                AskUserQuestionOption(label, preview=f"**{label}** in detail") for label in labels
+            ],
+        )
+    )
+    tab = Tab(browser, provider.start(), viewport={"width": 390, "height": 844})
+    try:
+        card = tab.card(QUESTION)
+        panel = card.get_by_role("region", name="Preview")
+        for label in ("option 1", "option 8"):
+            card.get_by_role("radio", name=label, exact=True).focus()
+            expect(panel).to_contain_text(f"{label} in detail")
+            expect(panel).to_be_in_viewport()  # not after all sixteen options, off screen
+        box = panel.bounding_box()
+        assert box is not None
+        assert box["y"] + box["height"] <= 844
+        assert tab.errors == []
+    finally:
+        tab.close()
+
+
 def test_markdown_previews_render_safely(tab: Tab, agent: Agent) -> None:
     hostile = (
         "# Title <img src=x onerror=window.owned=1>\n\n"

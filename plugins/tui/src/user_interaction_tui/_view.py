@@ -226,7 +226,7 @@ def _review(form: Form) -> Body:
 
 
 def preview(form: Form, *, alone: bool = False) -> Body:
-    """The focused option's preview, as plain text (Markdown shown as written), or a word
+    """The focused option's preview, its Markdown rendered (see ``_markdown``), or a word
     that it has none (the panel stays, so the split does not jump). ``alone`` (in place
     of the options) names the option first."""
     out: Fragments = []
@@ -237,9 +237,11 @@ def preview(form: Form, *, alone: bool = False) -> Body:
     text = form.focused_preview()
     if text is None:
         out.append(("class:preview.none", "No preview for this option."))
-    else:
-        out.append(("class:preview", visible(text.rstrip("\n"), multiline=True)))
-    return Body(out, 0, [])
+        return Body(out, 0, [0] * 2)
+    from ._markdown import render  # markdown-it-py and Pygments: on the first preview
+
+    fragments, indents = render(text)
+    return Body(out + list(fragments), 0, [0] * (len(out) // 2) + list(indents))
 
 
 def _keys(form: Form, preview_key: bool) -> list[tuple[str, str]]:
