@@ -627,3 +627,25 @@ def test_previews_are_rendered_markdown_with_highlighted_code(tui_run: Any) -> N
     assert re.search(r"\x1b\[[0-9;]*m(def)\x1b\[", raw), raw[-2000:]
     session.press("enter")
     assert answers(session.finish()[0]) == {"pkg": {"id": "pkg", "selected": ["pnpm"]}}
+
+
+def test_an_approval_shows_allow_and_deny_as_what_they_are(tui_run: Any) -> None:
+    """What ui.approve(..., remember=...) asks: allowing in green, denying in red."""
+    approve = question("approve", "Deploy to production?", "Allow", "Deny", "Always allow",
+                       "Always deny", header="Approve")  # fmt: skip
+    session = tui_run(request(approve))
+    screen = session.screen
+    screen.shows("Always deny")
+    colours = {label: screen.colour_of(f". {label}", at=2) for label in ("Allow", "Deny")}
+    colours.update({label: screen.colour_of(label) for label in ("Always allow", "Always deny")})
+    assert colours == {
+        "Allow": "green",
+        "Deny": "red",
+        "Always allow": "green",
+        "Always deny": "red",
+    }
+    other = tui_run(request(question("pkg", "Which?", "Allow", "Deny")))  # not an approval
+    other.screen.shows(". Deny")
+    assert other.screen.colour_of(". Deny", at=2) != "red"
+    session.press("enter")
+    assert answers(session.finish()[0]) == {"approve": {"id": "approve", "selected": ["Allow"]}}

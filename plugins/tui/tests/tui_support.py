@@ -73,6 +73,16 @@ class Screen:
         with self._lock:
             return self.display()
 
+    def colour_of(self, text: str, at: int = 0) -> str:
+        """The foreground colour of ``text``'s character ``at`` where the screen shows it
+        (pyte's name: ``green``, ``red``, ``default``...)."""
+        with self._lock:
+            for row, line in enumerate(self._screen.display):
+                column = line.find(text)
+                if column >= 0:
+                    return str(self._screen.buffer[row][column + at].fg)
+        raise AssertionError(f"{text!r} is not on the screen:\n{self.now()}")
+
     def raw(self) -> str:
         """Every character written, escape sequences included."""
         with self._lock:

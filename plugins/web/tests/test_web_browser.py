@@ -944,6 +944,53 @@ def test_several_pending_asks_are_counted_with_a_way_to_each(
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_an_approval_shows_allow_and_deny_as_what_they_are(
+    browser: Browser, provider: WebProvider, agent: Agent, scheme: str
+) -> None:
+    """What ui.approve(..., remember=...) asks: allowing and denying in colours of their
+    own (readable: axe-core finds no contrast problem), and nothing else changes."""
+    labels = ("Allow", "Deny", "Always allow", "Always deny")
+    approve = AskUserQuestionItem(
+        "approve", "Deploy to production?", "Approve",
+        [AskUserQuestionOption(label) for label in labels],
+    )  # fmt: skip
+    sent = agent.ask(approve)
+    agent.ask(
+        AskUserQuestionItem(
+            "pkg", "Not an approval?", options=[AskUserQuestionOption(x) for x in ("Allow", "Deny")]
+        )
+    )
+    tab = Tab(browser, provider.start(), color_scheme=scheme)
+    try:
+        card = tab.card_for("approve")
+        decisions = card.locator(".option:not(.other)").evaluate_all(
+            "rows => rows.map(row => [row.dataset.decision,"
+            " getComputedStyle(row.querySelector('label')).color])"
+        )
+        assert [decision for decision, _ in decisions] == ["allow", "deny", "allow", "deny"]
+        colours = [colour for _, colour in decisions]
+        assert colours[0] != colours[1]  # allowing and denying look different
+        assert colours[2:] == colours[:2]  # and "always" as its once
+        plain = (
+            tab.card_for("pkg")
+            .locator(".option")
+            .evaluate_all("rows => rows.map(row => row.dataset.decision || null)")
+        )
+        assert plain[:2] == [None, None]
+        assert set(plain) == {None}
+        results = axe().run(
+            tab.page, options={"runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa"]}}
+        )
+        assert results.response["violations"] == []
+        card.get_by_role("radio", name="Always allow").check()
+        card.get_by_role("button", name="Submit").click()
+        assert sent.result(PROMPTLY).get("approve").selected == ("Always allow",)  # type: ignore[union-attr]
+        assert tab.errors == []
+    finally:
+        tab.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_the_page_passes_axe_wcag_a_and_aa(
     browser: Browser, provider: WebProvider, agent: Agent, scheme: str
 ) -> None:

@@ -85,6 +85,8 @@ STYLE: Final = Style.from_dict(
         "unanswered": "fg:ansiyellow",
         "skipped": "fg:ansibrightblack",
         "answer": "fg:ansigreen",
+        "allow": "bold fg:ansigreen",
+        "deny": "bold fg:ansired",
         "submit": "bold",
         "hint": "fg:ansibrightblack",
         "message": "bold fg:ansired",

@@ -14,7 +14,7 @@ from user_interaction.terminal import visible
 from ._form import Form, Page, Row, Status
 
 if TYPE_CHECKING:
-    from user_interaction import AskUserQuestionAnswer
+    from user_interaction import AskUserQuestionAnswer, AskUserQuestionItem
 
 __all__ = ["Body", "body", "clock", "footer", "preview", "record", "tabs", "title", "withdrawn"]
 
@@ -146,6 +146,7 @@ def _page(form: Form, page: Page) -> Body:
     options = page.item.options
     width = len(str(len(options)))
     multi = page.item.multi_select
+    decisions = _approval_decisions(page.item)
     for position, row in enumerate(page.rows):
         here = position == page.cursor
         if here:
@@ -160,7 +161,8 @@ def _page(form: Form, page: Page) -> Body:
             text = visible(option.label)
             if option.preview and option.preview.strip():
                 text += " ▸"  # the preview is shown beside (or under) the list
-            out += [(style, lead), (style + " class:label", text), ("", "\n")]
+            decision = decisions.get(option.label, "")
+            out += [(style, lead), (style + " class:label" + decision, text), ("", "\n")]
             indents.append(len(lead))
             if option.description:
                 out += [("class:description", " " * len(lead) + visible(option.description))]
@@ -311,3 +313,22 @@ def _pack(items: list[str], width: int) -> list[str]:
         else:
             lines.append(item)
     return lines
+
+
+#: An approval's choices (one question ``approve``): allowing and denying look like what
+#: they are.
+_DECISIONS: Final = {
+    "Allow": " class:allow",
+    "Always allow": " class:allow",
+    "Deny": " class:deny",
+    "Always deny": " class:deny",
+}
+
+
+def _approval_decisions(item: AskUserQuestionItem) -> dict[str, str]:
+    labels = [option.label for option in item.options]
+    if item.id != "approve" or item.multi_select or not labels:
+        return {}
+    if not all(label in _DECISIONS for label in labels):
+        return {}
+    return _DECISIONS

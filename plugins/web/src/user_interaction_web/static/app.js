@@ -340,6 +340,17 @@
 
   // -- rendering ----------------------------------------------------------------------
 
+  // An approval (one question "approve" offering Allow, Deny and their "Always" forms):
+  // each label's decision, so that allowing and denying look like what they are.
+  const DECISIONS = { "Allow": "allow", "Always allow": "allow", "Deny": "deny", "Always deny": "deny" };
+
+  function approvalDecisions(question) {
+    const options = question.options || [];
+    if (question.id !== "approve" || question.multiSelect || !options.length) return null;
+    if (!options.every((option) => Object.hasOwn(DECISIONS, option.label))) return null;
+    return Object.fromEntries(options.map((option) => [option.label, DECISIONS[option.label]]));
+  }
+
   function renderQuestion(askId, question, index) {
     const name = `${askId}-${index}`;
     const fieldset = el("fieldset", { className: "question", "data-id": question.id });
@@ -359,11 +370,13 @@
     }
     const type = question.multiSelect ? "checkbox" : "radio";
     const choices = el("div", { className: "choices" });
+    const decisions = approvalDecisions(question);
     const inputs = options.map((option, i) => {
       const id = `${name}-${i}`;
       const input = el("input", { type, id, name, className: "choice" });
       input.value = option.label;
       const row = el("div", { className: "option" }, input, el("label", { for: id, text: option.label }));
+      if (decisions) row.dataset.decision = decisions[option.label];
       if (option.description) {
         input.setAttribute("aria-describedby", `${id}-d`);
         row.append(el("div", { id: `${id}-d`, className: "description", text: option.description }));
