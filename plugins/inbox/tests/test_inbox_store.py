@@ -247,3 +247,26 @@ def test_acknowledged_writes_survive_sigkill_with_several_writers(tmp_path: Path
             assert found.state == "answered", ask_id
     finally:
         store.close()
+
+
+def test_add_many_is_one_transaction_with_a_result_per_ask(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "inbox.sqlite3")
+    try:
+        other = [{"id": "x", "question": "Something else?"}]
+        results = store.add_many(
+            [
+                ask("a1", key="k"),
+                ask("a2", key="k", questions=other),
+                ask("a3", key="k"),
+                ask("a4"),
+            ],
+            WEEK,
+        )
+        assert results[0] == (ask("a1", key="k", created=results[0][0].created), False)  # type: ignore[index]
+        assert isinstance(results[1], KeyConflict)
+        assert results[2][0].id == "a1"  # type: ignore[index]
+        assert results[2][1] is True  # type: ignore[index]
+        assert results[3][0].id == "a4"  # type: ignore[index]
+        assert [found.id for found in store.pending()] == ["a1", "a4"]
+    finally:
+        store.close()

@@ -143,6 +143,8 @@ class InboxServer:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._runner: web.AppRunner | None = None
         self._purge: asyncio.TimerHandle | None = None
+        self._adding: list[tuple[StoredAsk, asyncio.Future[tuple[StoredAsk, bool]]]] = []
+        self._adder: asyncio.Task[None] | None = None
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -300,6 +302,25 @@ class InboxServer:
             raise Refused(404, f"No ask {ask_id!r} in this inbox.")
         return None, ask
 
+    async def _add_queued(self) -> None:
+        """Store the asks posted meanwhile, in one transaction per turn (group commit):
+        under a burst of posts each pays a share of one ``fsync``, not a queue of them."""
+        while self._adding:
+            batch, self._adding = self._adding, []
+            try:
+                results = await asyncio.to_thread(
+                    self.store.add_many, [fresh for fresh, _ in batch], self.retain
+                )
+            except Exception as exc:  # the store failed: every ask of the batch says so
+                for _, added in batch:
+                    added.set_exception(exc)
+                continue
+            for (_, added), result in zip(batch, results):
+                if isinstance(result, KeyConflict):
+                    added.set_exception(result)
+                else:
+                    added.set_result(result)
+
     # -- HTTP: agents --------------------------------------------------------------------
 
     async def _home(self, request: web.Request) -> web.Response:
@@ -351,7 +372,11 @@ class InboxServer:
     async def _add(self, fresh: StoredAsk, waiter: str) -> StoredAsk:
         """Store (or join) an ask and track it: shielded from the agent hanging up, so no
         stored pending ask is left without its timers."""
-        ask, _joined = await asyncio.to_thread(self.store.add, fresh, self.retain)
+        added: asyncio.Future[tuple[StoredAsk, bool]] = asyncio.get_running_loop().create_future()
+        self._adding.append((fresh, added))
+        if self._adder is None or self._adder.done():
+            self._adder = self._spawn(self._add_queued())
+        ask, _joined = await added
         if ask.state == "pending":
             live = self._track(ask)
             live.waiters.setdefault(waiter, _Waiter()).seen = time.monotonic()

@@ -14,7 +14,7 @@ import os
 import sqlite3
 import threading
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final, Literal, Protocol
@@ -86,6 +86,13 @@ class Store(Protocol):
         the human less than ``retain`` seconds ago), return that one instead: ``(ask,
         joined)``. Joining a pending ask moves its deadline to the later of the two (none
         when either has none). :class:`KeyConflict` when the held ask has other questions."""
+
+    def add_many(
+        self, asks: Sequence[StoredAsk], retain: float
+    ) -> list[tuple[StoredAsk, bool] | KeyConflict]:
+        """:meth:`add` for several asks in one transaction (one commit, one ``fsync``: the
+        server groups the asks that arrive while the previous commit runs); each result
+        in order, a :class:`KeyConflict` in place of the ask it refuses."""
 
     def get(self, ask_id: str) -> StoredAsk | None:
         """The ask with that id, whatever its state."""
@@ -231,36 +238,16 @@ class SqliteStore:
             db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
 
     def add(self, ask: StoredAsk, retain: float) -> tuple[StoredAsk, bool]:
+        (result,) = self.add_many([ask], retain)
+        if isinstance(result, KeyConflict):
+            raise result
+        return result
+
+    def add_many(
+        self, asks: Sequence[StoredAsk], retain: float
+    ) -> list[tuple[StoredAsk, bool] | KeyConflict]:
         with self._write() as db:
-            if ask.key is not None:
-                held = _held(db, ask.key, ask.created - retain)
-                if held is not None:
-                    if held.request.get("questions") != ask.request.get("questions"):
-                        raise KeyConflict(
-                            f"key {ask.key!r} already names ask {held.id} with other questions"
-                        )
-                    if held.state == "pending":
-                        deadline = _later(held.deadline, ask.deadline)
-                        if deadline != held.deadline:
-                            db.execute(
-                                "UPDATE asks SET deadline = ? WHERE id = ?", (deadline, held.id)
-                            )
-                            held = attrs.evolve(held, deadline=deadline)
-                    return held, True
-            db.execute(
-                f"INSERT INTO asks ({_COLUMNS}) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, NULL)",
-                (
-                    ask.id,
-                    json.dumps(ask.request),
-                    ask.agent,
-                    ask.key,
-                    ask.created,
-                    ask.deadline,
-                    ask.state,
-                ),
-            )
-        return ask, False
+            return [_add(db, ask, retain) for ask in asks]
 
     def get(self, ask_id: str) -> StoredAsk | None:
         with self._lock:
@@ -311,6 +298,30 @@ class SqliteStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def _add(
+    db: sqlite3.Connection, ask: StoredAsk, retain: float
+) -> tuple[StoredAsk, bool] | KeyConflict:
+    """One ask of :meth:`SqliteStore.add_many`, inside its transaction."""
+    if ask.key is not None:
+        held = _held(db, ask.key, ask.created - retain)
+        if held is not None:
+            if held.request.get("questions") != ask.request.get("questions"):
+                return KeyConflict(
+                    f"key {ask.key!r} already names ask {held.id} with other questions"
+                )
+            if held.state == "pending":
+                deadline = _later(held.deadline, ask.deadline)
+                if deadline != held.deadline:
+                    db.execute("UPDATE asks SET deadline = ? WHERE id = ?", (deadline, held.id))
+                    held = attrs.evolve(held, deadline=deadline)
+            return held, True
+    db.execute(
+        f"INSERT INTO asks ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, NULL)",
+        (ask.id, json.dumps(ask.request), ask.agent, ask.key, ask.created, ask.deadline, ask.state),
+    )
+    return ask, False
 
 
 def _held(db: sqlite3.Connection, key: str, since: float) -> StoredAsk | None:
