@@ -27,7 +27,7 @@ from ._errors import (
 )
 from ._hooks import hookimpl
 from ._model import AskUserQuestionAnswer, AskUserQuestionRequest, with_signal
-from ._registration import Registration
+from ._registration import Disposer, Registration
 
 __all__ = ["ANY", "AnyProvider", "ChildSpec", "children_from_env"]
 
@@ -203,7 +203,5 @@ def _child(spec: ChildSpec) -> Registration:
         registration = Registration(provider, info.name, info, options)
     except TypeError as exc:
         raise info._failed(str(exc), exc) from exc
-    from ._registration import Disposer
-
     registration.disposer = Disposer(registration.dispose)
     return registration

@@ -487,16 +487,17 @@ class Extensions:
             return await Ask(ui._registration(), request, timeout).run()
         started = perf_counter()
         deadline = _deadline(request, timeout)
+        chain = self._chain
         provider = None
         try:
             if self._failure is not None:
                 raise self._failure
-            if self._chain is None:  # observers only: the plain path, timed
+            if chain is None:  # observers only: the plain path, timed
                 registration = ui._registration()
                 provider = registration.name
                 answer = await Ask(registration, request, timeout).run()
             else:
-                answer, provider = await self._run_chain(self._chain, request, timeout, deadline)
+                answer, provider = await self._run_chain(chain, request, timeout, deadline)
         except BaseException as exc:
             if self._observers:
                 await self._observe(
