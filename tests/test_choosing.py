@@ -1,4 +1,4 @@
-"""Choosing a provider when none is named (SPEC §11) and building one with options."""
+"""Choosing a provider when none is named and building one with options."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ import pytest
 import user_interaction as ui_mod
 from user_interaction import ERROR_CODES, HarnessError, UserInteractionError
 
-SPEC_CODES = [
+DOCUMENTED_CODES = [
     "EMPTY_QUESTIONS",
     "INVALID_REQUEST",
     "NO_PROVIDER",
@@ -27,7 +27,7 @@ SPEC_CODES = [
 ]
 
 
-@pytest.mark.parametrize("code", SPEC_CODES)
+@pytest.mark.parametrize("code", DOCUMENTED_CODES)
 def test_every_code_is_an_importable_constant(code: str) -> None:
     assert getattr(ui_mod, code) == code
     assert code in ui_mod.__all__
@@ -35,7 +35,7 @@ def test_every_code_is_an_importable_constant(code: str) -> None:
 
 
 def test_error_codes_table_has_nothing_extra() -> None:
-    assert sorted(ERROR_CODES) == sorted(SPEC_CODES)
+    assert sorted(ERROR_CODES) == sorted(DOCUMENTED_CODES)
 
 
 def test_error_shape() -> None:

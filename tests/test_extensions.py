@@ -1,4 +1,4 @@
-"""Extensions (SPEC §10): wrappers around every ask, observers after it, in pluggy's order."""
+"""Extensions: wrappers around every ask, observers after it, in pluggy's order."""
 
 from __future__ import annotations
 

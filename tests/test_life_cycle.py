@@ -1,4 +1,4 @@
-"""An ask's life cycle (SPEC §9): one path, nothing outlives its ask, contained failures.
+"""An ask's life cycle: one path, nothing outlives its ask, contained failures.
 
 Each test here pins a defect the single life cycle fixed; each failed before it.
 """

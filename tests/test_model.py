@@ -269,7 +269,7 @@ def test_notes_from_dict_reports_the_path() -> None:
     assert parsed.answers[0].notes is None
 
 
-# -- constructors, as a Python user writes them (SPEC §2) ----------------------------------
+# -- constructors, as a Python user writes them ----------------------------------
 
 
 def test_none_means_an_empty_sequence() -> None:

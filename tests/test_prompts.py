@@ -1,4 +1,4 @@
-"""One-line asks (SPEC §13): confirm, select, checkbox and text, async and sync, through a
+"""One-line asks: confirm, select, checkbox and text, async and sync, through a
 scripted provider."""
 
 from __future__ import annotations

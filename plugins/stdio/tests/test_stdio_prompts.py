@@ -1,5 +1,5 @@
-"""One-line asks and ``require_approval`` (SPEC §13) through the stdio provider, typed by
-a person at a real pseudo-terminal: each row of §13, in its async and its sync form."""
+"""One-line asks and ``require_approval`` through the stdio provider, typed by
+a person at a real pseudo-terminal: each one-line ask, in its async and its sync form."""
 
 from __future__ import annotations
 

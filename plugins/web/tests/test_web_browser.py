@@ -1,5 +1,5 @@
-"""The page in a real browser (Playwright driving Debian's chromium): the acceptance checks
-of design/web.md, one test each (7, 8 and 11 also without a browser in test_web_http.py),
+"""The page in a real browser (Playwright driving Debian's chromium): the page's acceptance
+checks, one test each (the security ones also without a browser in test_web_http.py),
 keyboard-only answering, and the README's screenshots."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The server without a browser: the security rules of design/web.md (checks 7, 8 and 11),
-the answer protocol's status codes, and the provider's life cycle."""
+"""The server without a browser: its security rules (the token, the Host and Origin checks,
+what it refuses), the answer protocol's status codes, and the provider's life cycle."""
 
 from __future__ import annotations
 

@@ -116,7 +116,7 @@ class StdioProvider:
     serial: Final = True
     #: The name the manager reports for this provider.
     name: Final = "stdio"
-    #: Below the full-screen terminal UI, above the web page (SPEC §11).
+    #: Below the full-screen terminal UI, above the web page.
     priority: Final = 10
 
     @staticmethod

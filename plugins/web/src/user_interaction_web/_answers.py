@@ -1,4 +1,4 @@
-"""What the page sends: a reply read and checked against its request (SPEC §2's rules),
+"""What the page sends: a reply read and checked against its request (the core's answer rules),
 so an invalid answer is refused with its path while the ask stays open."""
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def _check(question: AskUserQuestionItem, item: AskUserQuestionAnswerItem, path:
             raise Refused(422, f"{path}.custom: custom text replaces a choice; select nothing")
         if not item.custom.strip():
             raise Refused(422, f"{path}.custom: blank")
-    if item.notes is not None:  # beside a selection, never instead of one (SPEC §2)
+    if item.notes is not None:  # beside a selection, never instead of one
         if not item.notes.strip():
             raise Refused(422, f"{path}.notes: blank")
         if not item.selected:

@@ -648,7 +648,7 @@
         notesBox.focus();
         return null;
       }
-      // DOM order is the offered order; notes travel only beside a selection (SPEC §2)
+      // DOM order is the offered order; notes travel only beside a selection
       answers.push(notes ? { id: question.id, selected, notes } : { id: question.id, selected });
     }
     return answers;
