@@ -155,3 +155,26 @@ def test_contributing_names_the_quick_loop() -> None:
     quick = '.venv/bin/pytest -n 2 -m "not slow and not browser"'
     assert quick in readme
     assert quick in contributing
+
+
+def test_nothing_cites_a_contract_that_is_not_in_the_repository() -> None:
+    """What users rely on is said in the project's own docs, never by pointing at a
+    contract or design notes kept elsewhere."""
+    import subprocess
+
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=False
+    ).stdout.split(b"\0")
+    if not listed or listed == [b""]:  # not a git checkout (an unpacked sdist, say)
+        return
+    cited = re.compile(r"SPEC\s*§|§\s*\d|\bdesign/[a-z]+\.md")
+    found = []
+    for name in (item.decode() for item in listed if item):
+        path = ROOT / name
+        if path.suffix not in {".py", ".md", ".toml", ".ini", ".js", ".css", ".html", ".txt"}:
+            continue
+        if not path.is_file():
+            continue
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        found += [f"{name}:{n}" for n, line in enumerate(lines, 1) if cited.search(line)]
+    assert found == []
