@@ -21,8 +21,9 @@ from user_interaction_inbox import InboxProvider
 from user_interaction_inbox._address import TOKEN_HEADER
 from user_interaction_inbox._decisions import InboxDecisions
 
-from user_interaction import PROVIDER_FAILED, UserInteractionError
+from user_interaction import PROVIDER_FAILED, UserInteraction, UserInteractionError
 from user_interaction.extensions import Decision, RememberedDecisions
+from user_interaction.testing import ScriptedProvider
 
 ITEM = "/api/decisions/item?name="
 
@@ -243,3 +244,21 @@ def test_always_allow_in_one_agent_decides_another_agents_approval(
     db.close()
     for where in (state, elsewhere):
         assert not (where / "decisions.sqlite3").exists()  # nothing kept on this machine
+
+
+@pytest.mark.skipif(
+    not _takes_a_store(), reason="this core's RememberedDecisions takes no store= yet"
+)
+def test_an_unreachable_inbox_fails_the_approval_without_asking_anybody(state: Path) -> None:
+    inbox = Inbox(state)
+    page = inbox.address.page
+    inbox.stop()
+    scripted = ScriptedProvider()
+    scripted.answer(approve="Allow")  # what it would say, were it asked
+    with UserInteraction() as ui:
+        ui.register_provider(scripted)
+        ui.add_extension(RememberedDecisions(store=InboxDecisions(page)))
+        with pytest.raises(UserInteractionError, match="no inbox answers at") as caught:
+            ui.approve_sync("Deploy?", remember="tool:deploy")
+    assert caught.value.code == PROVIDER_FAILED
+    assert scripted.requests == []  # no approval without the rule it may be under
