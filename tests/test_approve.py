@@ -380,3 +380,83 @@ def test_ask_sync_carries_the_callers_context_variables(
     assert ui.confirm_sync("Go?")
     assert seen == ["request-42"]
     assert os.environ.get("USER_INTERACTION_DECISIONS") is None
+
+
+# -- a provider's own decisions (the inbox keeps them for every agent) ---------------------
+
+
+class Keeper:
+    """A provider's decision store: what the inbox offers through ``decision_store()``."""
+
+    def __init__(self) -> None:
+        self.kept: dict[str, bool] = {}
+
+    def get(self, name: str) -> Any:
+        from user_interaction.extensions import Decision
+
+        allowed = self.kept.get(name)
+        return None if allowed is None else Decision(name, allowed, 0.0)
+
+    def put(self, name: str, allowed: bool) -> None:
+        self.kept[name] = allowed
+
+
+class KeepingProvider(ScriptedProvider):
+    def __init__(self, keeper: Keeper, *args: Any) -> None:
+        super().__init__(*args)
+        self.keeper = keeper
+
+    def decision_store(self) -> Keeper:
+        return self.keeper
+
+
+def test_a_provider_that_keeps_decisions_serves_the_contexts_approvals() -> None:
+    keeper = Keeper()
+    asked = KeepingProvider(keeper, {"approve": "Always deny"})
+    with UserInteraction() as ui:
+        ui.add_extension(Seen())  # extensions loaded before the provider: no matter
+        ui.register_provider(asked)
+        assert ui.approve_sync("Deploy?", remember="tool:deploy") == Approval(False, False)
+        assert keeper.kept == {"tool:deploy": False}
+        assert ui.approve_sync("Deploy?", remember="tool:deploy") == Approval(False, True)
+        assert len(asked.requests) == 1
+        ui.swap(ScriptedProvider({"approve": "Always allow"}))  # one that keeps none
+        assert ui.approve_sync("Deploy?", remember="tool:deploy") == Approval(True, False)
+    assert keeper.kept == {"tool:deploy": False}  # nothing was kept meanwhile
+
+
+def test_the_decisions_file_named_by_the_environment_wins_over_the_providers(
+    decisions: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("USER_INTERACTION_DECISIONS", str(decisions))
+    keeper = Keeper()
+    with UserInteraction() as ui:
+        ui.register_provider(KeepingProvider(keeper, {"approve": "Always allow"}))
+        ui.approve_sync("Deploy?", remember="tool:deploy")
+    assert keeper.kept == {}
+    assert [d.name for d in DecisionStore(decisions).all()] == ["tool:deploy"]
+
+
+def test_the_any_provider_offers_its_first_childs_decisions() -> None:
+    from user_interaction._any import AnyProvider
+
+    keeper = Keeper()
+    fan = AnyProvider.__new__(AnyProvider)  # children built by hand: no entry points here
+    from user_interaction._registration import Disposer, Registration
+
+    child = Registration(KeepingProvider(keeper, {"approve": "Always allow"}), "keeper", None)
+    child.disposer = Disposer(child.dispose)
+    fan._children, fan._losers = [child], set()
+    with UserInteraction() as ui:
+        ui.register_provider(fan, name="any")
+        assert ui.approve_sync("Deploy?", remember="tool:x") == Approval(True, False)
+        assert ui.approve_sync("Deploy?", remember="tool:x") == Approval(True, True)
+    assert keeper.kept == {"tool:x": True}
+
+
+def test_the_inbox_decisions_commands_say_when_there_is_no_inbox(tmp_path: Path) -> None:
+    env = child_env(USER_INTERACTION_STATE_DIR=str(tmp_path))
+    done = decisions_command("list", "--inbox", env=env)
+    assert done.returncode == 1
+    assert len(done.stderr.splitlines()) == 1
+    assert done.stderr.startswith("user-interaction: decisions: ")

@@ -157,6 +157,16 @@ class AnyProvider:
                 losers.add(task)
         return losers
 
+    def decision_store(self) -> object | None:
+        """The first child's own decision store (the inbox's), if a child keeps one."""
+        from ._decisions import provider_decisions
+
+        for child in self._children:
+            store = provider_decisions(child.provider)
+            if store is not None:
+                return store
+        return None
+
     def dispose(self) -> None:
         """Dispose every child."""
         children, self._children = self._children, []

@@ -7,8 +7,10 @@ import json
 import sqlite3
 import time
 from pathlib import Path
+from typing import Any
 
-from ._decisions import DECISIONS_ENV, DecisionStore
+from ._decisions import DECISIONS_ENV, Decision, DecisionStore
+from ._errors import UserInteractionError
 from .terminal import visible
 
 __all__ = ["add_arguments", "run"]
@@ -17,11 +19,17 @@ __all__ = ["add_arguments", "run"]
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``decisions list`` and ``decisions forget`` subcommands."""
     where = argparse.ArgumentParser(add_help=False)
-    where.add_argument(
+    store = where.add_mutually_exclusive_group()
+    store.add_argument(
         "--path",
         type=Path,
         help=f"the decisions file (default: {DECISIONS_ENV}, else decisions.sqlite3 in the "
         "state directory)",
+    )
+    store.add_argument(
+        "--inbox",
+        action="store_true",
+        help="the decisions the running inbox keeps for all its agents",
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     listing = actions.add_parser("list", parents=[where], help="list the remembered decisions")
@@ -37,14 +45,48 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> tuple[int, str]:
     """The exit status and what to print (an error is raised as ``OSError`` or
     ``sqlite3.Error``, or ``RuntimeError`` for a file of a newer schema)."""
+    if args.inbox:
+        return _with_the_inbox(args)
     store = DecisionStore(args.path)
+    exists = store.path.exists()
+    return _run(args, store if exists else _Nothing(), str(store.path))
+
+
+def _with_the_inbox(args: argparse.Namespace) -> tuple[int, str]:
+    """``--inbox``: the inbox provider's own decisions (the running inbox's)."""
+    from ._decisions import provider_decisions
+    from ._discovery import find_provider
+
+    provider = find_provider("inbox").load()
+    try:
+        store = provider_decisions(provider)
+        if store is None:
+            raise RuntimeError("the inbox provider keeps no decisions")
+        return _run(args, store, "the inbox")
+    finally:
+        dispose = getattr(provider, "dispose", None)
+        if callable(dispose):
+            dispose()
+
+
+class _Nothing:
+    """A decisions file that does not exist: nothing is remembered (and none is made)."""
+
+    def all(self) -> list[Decision]:
+        return []
+
+    def forget(self, name: str | None = None) -> int:
+        return 0
+
+
+def _run(args: argparse.Namespace, store: Any, where: str) -> tuple[int, str]:
     if args.action == "list":
-        decisions = store.all() if store.path.exists() else []
+        decisions: list[Decision] = store.all()
         if args.json:
-            document = {"path": str(store.path), "decisions": [d.to_dict() for d in decisions]}
+            document = {"path": where, "decisions": [d.to_dict() for d in decisions]}
             return 0, json.dumps(document, indent=2, ensure_ascii=False)
         if not decisions:
-            return 0, f"No decisions are remembered in {store.path}."
+            return 0, f"No decisions are remembered in {where}."
         width = max(len(visible(d.name)) for d in decisions)
         lines = [f"{'NAME':<{width}}  DECISION      DECIDED (UTC)"]
         for decision in decisions:
@@ -52,14 +94,13 @@ def run(args: argparse.Namespace) -> tuple[int, str]:
             shown = "always allow" if decision.allowed else "always deny"
             lines.append(f"{visible(decision.name):<{width}}  {shown:<12}  {when}")
         return 0, "\n".join(lines)
-    exists = store.path.exists()
-    forgotten = store.forget(None if args.all else args.name) if exists else 0
+    forgotten: int = store.forget(None if args.all else args.name)
     if args.all:
         return 0, f"Forgot {forgotten} decision{'s' if forgotten != 1 else ''}."
     if not forgotten:
-        return 1, f"No decision is remembered for {visible(args.name)!r} in {store.path}."
+        return 1, f"No decision is remembered for {visible(args.name)!r} in {where}."
     return 0, f"Forgot the decision for {visible(args.name)!r}."
 
 
-#: What ``run`` may raise for a file it cannot use.
-ERRORS = (OSError, sqlite3.Error, RuntimeError)
+#: What ``run`` may raise for a file (or an inbox) it cannot use.
+ERRORS = (OSError, sqlite3.Error, RuntimeError, UserInteractionError)

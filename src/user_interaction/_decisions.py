@@ -14,7 +14,7 @@ import sqlite3
 import time
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Union
+from typing import TYPE_CHECKING, Any, Final, Union
 
 import attrs
 
@@ -23,7 +23,14 @@ from ._state import state_dir
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-__all__ = ["DECISIONS_ENV", "Decision", "DecisionStore", "decisions_path"]
+__all__ = [
+    "DECISIONS_ENV",
+    "ActiveProviderDecisions",
+    "Decision",
+    "DecisionStore",
+    "decisions_path",
+    "provider_decisions",
+]
 
 #: A path: every context remembers approvals there (``RememberedDecisions``), and the
 #: ``decisions`` commands manage that file.
@@ -156,3 +163,39 @@ class DecisionStore:
             db.execute("ROLLBACK")
             raise
         db.execute("COMMIT")
+
+
+def provider_decisions(provider: object) -> object | None:
+    """The decision store a provider keeps (its ``decision_store()``: the inbox's), if any;
+    a provider that asks others (``any``) offers its first child's."""
+    offer = getattr(provider, "decision_store", None)
+    if not callable(offer):
+        return None
+    store: object | None = offer()
+    return store
+
+
+class ActiveProviderDecisions:
+    """The decisions of whichever provider is active in ``ui`` at each ask: none while it
+    keeps none (an approval is then asked, and nothing is remembered)."""
+
+    def __init__(self, ui: object) -> None:
+        import weakref
+
+        self._ui = weakref.ref(ui)
+
+    def __repr__(self) -> str:
+        return "<the active provider's decisions>"
+
+    def _store(self) -> Any:
+        ui = self._ui()
+        registration = None if ui is None else getattr(ui, "_active", None)
+        return None if registration is None else provider_decisions(registration.provider)
+
+    def get(self, name: str) -> Decision | None:
+        store = self._store()
+        return None if store is None else store.get(name)
+
+    def put(self, name: str, allowed: bool) -> object:
+        store = self._store()
+        return None if store is None else store.put(name, allowed)

@@ -372,6 +372,16 @@ class Extensions:
                     )
                 )
 
+    def use_provider_decisions(self) -> None:
+        """Remember approvals in the active provider's own store (the inbox's), once."""
+        from ._decisions import ActiveProviderDecisions
+        from .extensions import RememberedDecisions
+
+        with self._lock:
+            if not self.pm.has_plugin("decisions"):
+                store = ActiveProviderDecisions(self._ui)
+                self._register(RememberedDecisions(store=store), "decisions")
+
     # -- composing the chain ------------------------------------------------------------
 
     def prepare(self) -> None:

@@ -10,6 +10,7 @@ asyncio is imported on the first ask, not at ``import user_interaction``.
 
 from __future__ import annotations
 
+import os
 import sys
 import weakref
 from _thread import allocate_lock
@@ -89,6 +90,7 @@ class UserInteraction(_Prompts):
                 self._active = registration
         if active is not None:
             raise self._duplicate(active)
+        self._activated(registration)
         return registration.disposer
 
     def use(self, name: str | None = None, **options: object) -> Disposer:
@@ -114,6 +116,7 @@ class UserInteraction(_Prompts):
         if active is not None:
             _dispose_provider(provider, quiet=True)
             raise self._duplicate(active)
+        self._activated(registration)
         return registration.disposer
 
     def swap(self, provider_or_name: ProviderSource) -> Disposer:
@@ -280,6 +283,17 @@ class UserInteraction(_Prompts):
         if old is not None:
             old.disposer._take()  # its life now ends with its pending asks
             old.retire(registration)
+        self._activated(registration)
+
+    def _activated(self, registration: Registration) -> None:
+        """A provider that keeps decisions of its own (the inbox) serves this context's
+        remembered approvals, unless ``USER_INTERACTION_DECISIONS`` names a file."""
+        from ._decisions import DECISIONS_ENV, provider_decisions
+
+        if os.environ.get(DECISIONS_ENV, "").strip():
+            return
+        if provider_decisions(registration.provider) is not None:
+            self._extensions_loaded().use_provider_decisions()
 
     # -- asking --------------------------------------------------------------------------
 

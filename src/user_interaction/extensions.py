@@ -23,7 +23,7 @@ import threading
 import time
 import weakref
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Union
+from typing import TYPE_CHECKING, Final, Protocol, Union
 
 import attrs
 
@@ -72,6 +72,7 @@ __all__ = [
     "AskWrapper",
     "AuditLog",
     "Decision",
+    "DecisionKeeper",
     "DecisionStore",
     "ExtensionInfo",
     "ExtensionSpec",
@@ -217,6 +218,15 @@ class PreAnswered:
         return ask
 
 
+class DecisionKeeper(Protocol):
+    """Where :class:`RememberedDecisions` keeps decisions: a :class:`DecisionStore`, or a
+    provider's own (``decision_store()``, as the inbox offers)."""
+
+    def get(self, name: str) -> Decision | None: ...
+
+    def put(self, name: str, allowed: bool) -> object: ...
+
+
 class RememberedDecisions:
     """Remembers approvals answered ``Always allow`` or ``Always deny``, and answers them.
 
@@ -224,15 +234,22 @@ class RememberedDecisions:
     is answered at once with that choice, asking nobody (observers see it with provider
     ``None``); an ``Always ...`` the human chooses is stored for every later approval of
     that name, in every process using the same file. ``path`` defaults to
-    ``USER_INTERACTION_DECISIONS``, else ``decisions.sqlite3`` in the state directory.
+    ``USER_INTERACTION_DECISIONS``, else ``decisions.sqlite3`` in the state directory;
+    ``store`` keeps them elsewhere (a provider's, such as the inbox's: one rule for every
+    agent of that inbox).
     """
 
-    def __init__(self, path: PathLike | None = None) -> None:
-        #: The SQLite file the decisions live in.
-        self.store = DecisionStore(path)
+    def __init__(
+        self, path: PathLike | None = None, *, store: DecisionKeeper | None = None
+    ) -> None:
+        if store is not None and path is not None:
+            raise TypeError("RememberedDecisions takes a path or a store, not both")
+        #: Where the decisions live: a :class:`DecisionStore` (an SQLite file), or the
+        #: ``store`` given (any object with ``get(name)`` and ``put(name, allowed)``).
+        self.store: DecisionKeeper = DecisionStore(path) if store is None else store
 
     def __repr__(self) -> str:
-        return f"<RememberedDecisions {str(self.store.path)!r}>"
+        return f"<RememberedDecisions {self.store!r}>"
 
     @hookimpl
     def ask_wrapper(self, ui: UserInteraction) -> AskWrapper:
