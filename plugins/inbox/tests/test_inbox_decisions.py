@@ -245,6 +245,22 @@ def test_always_allow_in_one_agent_decides_another_agents_approval(
     for where in (state, elsewhere):
         assert not (where / "decisions.sqlite3").exists()  # nothing kept on this machine
 
+    # The command line manages what the inbox remembers; forgotten, the approval asks again.
+    shown = cli(state, "decisions", "list", "--inbox", "--json")
+    assert shown.returncode == 0, shown.stderr
+    (decision,) = json.loads(shown.stdout)["decisions"]
+    assert decision == {k: kept[k] for k in ("name", "decision", "decided")}
+    forgot = cli(state, "decisions", "forget", "tool:deploy", "--inbox")
+    assert forgot.returncode == 0, forgot.stderr
+    assert inbox.call("GET", "/api/decisions").body == {"decisions": []}
+    third = approver(elsewhere, USER_INTERACTION_INBOX=inbox.address.page)
+    (again,) = inbox.wait_for_pending(1)
+    once = {"answers": [{"id": "approve", "selected": ["Deny"]}]}
+    denied = cli(state, "inbox", "answer", again["id"], "--answer", json.dumps(once))
+    assert denied.returncode == 0, denied.stderr
+    assert outcome(third) == {"allowed": False, "remembered": False}
+    assert inbox.call("GET", "/api/decisions").body == {"decisions": []}  # once is not kept
+
 
 @pytest.mark.skipif(
     not _takes_a_store(), reason="this core's RememberedDecisions takes no store= yet"
