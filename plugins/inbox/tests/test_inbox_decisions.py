@@ -179,10 +179,11 @@ def test_an_unreachable_inbox_is_a_clear_provider_failure(state: Path) -> None:
 # -- end to end ----------------------------------------------------------------------------
 
 APPROVER = """
-import json
+import json, sys
 from user_interaction import UserInteraction
+name, options = json.loads(sys.argv[1])
 with UserInteraction() as ui:
-    ui.use("inbox")
+    ui.use(name, **options)
     print("ready", flush=True)
     approval = ui.approve_sync("Deploy?", remember="tool:deploy", timeout=120)
 print(json.dumps({"allowed": approval.allowed, "remembered": approval.remembered}), flush=True)
@@ -193,11 +194,13 @@ def _takes_a_store() -> bool:
     return "store" in inspect.signature(RememberedDecisions).parameters
 
 
-def approver(state: Path, **env: str) -> subprocess.Popen[str]:
+def approver(
+    state: Path, provider: tuple[str, dict[str, Any]] = ("inbox", {}), **env: str
+) -> subprocess.Popen[str]:
     environ = environment(state, **env)
     environ.pop("USER_INTERACTION_DECISIONS", None)
     process = subprocess.Popen(
-        [sys.executable, "-c", APPROVER],
+        [sys.executable, "-c", APPROVER, json.dumps(provider)],
         env=environ,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -233,9 +236,11 @@ def test_always_allow_in_one_agent_decides_another_agents_approval(
     assert (kept["name"], kept["decision"]) == ("tool:deploy", "allow")
 
     # Another agent, with a state directory of its own (so no file of the first's can
-    # answer it), reaching the same inbox by its address: decided without an ask.
+    # answer it), reaching the same inbox by its address through `any`: decided without
+    # an ask.
     elsewhere = tmp_path / "elsewhere"
-    second = approver(elsewhere, USER_INTERACTION_INBOX=inbox.address.page)
+    through_any = ("any", {"providers": ["inbox"]})
+    second = approver(elsewhere, through_any, USER_INTERACTION_INBOX=inbox.address.page)
     assert outcome(second) == {"allowed": True, "remembered": True}
     listed = cli(state, "inbox", "list", "--json")
     assert json.loads(listed.stdout)["asks"] == []
