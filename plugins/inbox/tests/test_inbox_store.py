@@ -3,6 +3,7 @@ settlement winning, and acknowledged writes surviving a SIGKILL."""
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import stat
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from user_interaction_inbox._store import (
+    _MIGRATIONS,
     SCHEMA_VERSION,
     KeyConflict,
     SqliteStore,
@@ -24,6 +26,7 @@ from user_interaction_inbox._store import (
 )
 
 from user_interaction import state_dir
+from user_interaction.extensions import Decision
 
 QUESTIONS = [{"id": "pkg", "question": "Which package manager?", "options": [{"label": "npm"}]}]
 WEEK = 7 * 24 * 3600.0
@@ -123,6 +126,64 @@ def test_an_older_file_is_migrated_forward(tmp_path: Path) -> None:
         assert [found.id for found in store.pending()] == ["a1"]
     finally:
         store.close()
+
+
+def test_a_file_of_the_first_schema_keeps_its_asks_and_gains_decisions(tmp_path: Path) -> None:
+    path = tmp_path / "inbox.sqlite3"
+    with sqlite3.connect(path) as db:  # what the first release wrote: version 1, asks only
+        db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        db.execute("INSERT INTO schema_version VALUES (1)")
+        for statement in _MIGRATIONS[0]:
+            db.execute(statement)
+        db.execute(
+            "INSERT INTO asks (id, request, agent, key, created, deadline, state) "
+            "VALUES ('old', ?, 'agent', NULL, 1.0, NULL, 'pending')",
+            (json.dumps({"questions": QUESTIONS}),),
+        )
+    db.close()
+    assert SCHEMA_VERSION == 2
+    store = SqliteStore(path)
+    try:
+        assert [found.id for found in store.pending()] == ["old"]
+        assert store.decisions() == []
+        store.decide("tool:deploy", True, at=5.0)
+        assert store.decision("tool:deploy") == Decision("tool:deploy", True, 5.0)
+    finally:
+        store.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
+    db.close()
+
+
+def test_decisions_are_kept_replaced_and_forgotten_across_connections(tmp_path: Path) -> None:
+    path = tmp_path / "inbox.sqlite3"
+    first, second = SqliteStore(path), SqliteStore(path)
+    try:
+        assert first.decision("tool:deploy") is None
+        made = first.decide("tool:deploy", True)
+        assert made.allowed is True
+        assert abs(made.decided - time.time()) < 3600  # now, as wall-clock time
+        assert second.decision("tool:deploy") == made
+        denied = second.decide("tool:deploy", False, at=made.decided + 1)
+        assert first.decision("tool:deploy") == denied  # replaced, not added
+        first.decide("shell:rm", True, at=3.0)
+        first.decide("a:first", False, at=4.0)
+        assert [d.name for d in second.decisions()] == ["a:first", "shell:rm", "tool:deploy"]
+        assert second.decisions()[0].to_dict() == {
+            "name": "a:first",
+            "decision": "deny",
+            "decided": "1970-01-01T00:00:04Z",
+        }
+        assert second.forget_decisions("nothing") == 0
+        assert second.forget_decisions("shell:rm") == 1
+        assert first.decision("shell:rm") is None
+        assert first.forget_decisions() == 2
+        assert second.decisions() == []
+        with pytest.raises(sqlite3.IntegrityError):
+            first._db.execute("INSERT INTO decisions VALUES ('x', 2, 1.0)")
+    finally:
+        first.close()
+        second.close()
 
 
 def test_keys_join_collect_conflict_and_release(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ from user_interaction import (
 )
 
 from ._address import TOKEN_HEADER, Address, InboxUnreachable, find_address
+from ._decisions import InboxDecisions
 
 if TYPE_CHECKING:
     import aiohttp
@@ -245,6 +246,12 @@ class InboxProvider:
                 f"The inbox answered {method} {where} with {status}: {message}",
                 PROVIDER_FAILED,
             )
+
+    def decision_store(self) -> InboxDecisions:
+        """The approvals remembered in this inbox ("Always allow" / "Always deny"): with
+        no ``USER_INTERACTION_DECISIONS`` set, the core keeps them here instead of in a
+        file of this machine, so every agent of the inbox follows them."""
+        return InboxDecisions(self._url, self._token)
 
     def dispose(self) -> None:
         """Nothing to release: each ask has its own connection, and the manager's signal

@@ -39,6 +39,7 @@ from user_interaction import (
     UserInteractionError,
     check_answer,
 )
+from user_interaction.extensions import Decision
 
 from ._address import TOKEN_HEADER
 from ._store import KeyConflict, State, Store, StoredAsk
@@ -55,6 +56,8 @@ _PURGE_EVERY: Final = 3600.0
 #: 9999-12-31 in Unix time: a deadline past it (``timeout=1e300``) is none.
 _LAST_DATE: Final = 253402300799.0
 T = TypeVar("T")
+#: The longest decision name the API takes (it travels in the URL's query).
+_MAX_NAME: Final = 1000
 _SETTLE_ACTIONS: Final[dict[str, State]] = {
     "answer": "answered",
     "cancel": "cancelled",
@@ -161,6 +164,11 @@ class InboxServer:
         app.router.add_get("/api/asks/{id}", self._get)
         app.router.add_post("/api/asks/{id}/withdraw", self._withdraw)
         app.router.add_post("/api/asks/{id}/settle", self._settle)
+        app.router.add_get("/api/decisions", self._decisions)
+        app.router.add_delete("/api/decisions", self._forget_decisions)
+        app.router.add_get("/api/decisions/item", self._decision)
+        app.router.add_put("/api/decisions/item", self._decide)
+        app.router.add_delete("/api/decisions/item", self._forget_decision)
         app.on_response_prepare.append(add_security_headers)
         return app
 
@@ -484,6 +492,56 @@ class InboxServer:
             latest = await asyncio.to_thread(self.store.get, ask.id)
             return _already(latest or ask, request)
         return web.json_response(status_of(settled))
+
+    # -- HTTP: remembered approvals ------------------------------------------------------
+
+    async def _decisions(self, request: web.Request) -> web.Response:
+        decisions = await asyncio.to_thread(self.store.decisions)
+        return web.json_response({"decisions": [_decision_of(d) for d in decisions]})
+
+    async def _decision(self, request: web.Request) -> web.Response:
+        name = _decision_name(request)
+        decision = await asyncio.to_thread(self.store.decision, name)
+        if decision is None:
+            raise Refused(404, f"No decision is remembered for {name!r}.")
+        return web.json_response(_decision_of(decision))
+
+    async def _decide(self, request: web.Request) -> web.Response:
+        name = _decision_name(request)
+        if request.content_type != "application/json":
+            raise Refused(415, "Send application/json.")
+        data = _object(await read_json(request))
+        _only(data, ("allowed",))
+        allowed = data.get("allowed")
+        if not isinstance(allowed, bool):
+            raise Refused(400, "allowed: expected true or false")
+        decision = await asyncio.to_thread(self.store.decide, name, allowed)
+        return web.json_response(_decision_of(decision))
+
+    async def _forget_decision(self, request: web.Request) -> web.Response:
+        forgotten = await asyncio.to_thread(self.store.forget_decisions, _decision_name(request))
+        return web.json_response({"forgotten": forgotten})
+
+    async def _forget_decisions(self, request: web.Request) -> web.Response:
+        forgotten = await asyncio.to_thread(self.store.forget_decisions, None)
+        return web.json_response({"forgotten": forgotten})
+
+
+def _decision_of(decision: Decision) -> dict[str, Any]:
+    """A remembered decision as the API reports it: its ``to_dict()`` form, plus
+    ``decidedAt`` in Unix seconds."""
+    return {**decision.to_dict(), "decidedAt": decision.decided}
+
+
+def _decision_name(request: web.Request) -> str:
+    """The ``name`` query parameter: what an approval remembered (``tool:deploy``)."""
+    names = request.query.getall("name", [])
+    if len(names) != 1:
+        raise Refused(400, "name: expected one name parameter")
+    name = names[0]
+    if not name.strip() or len(name) > _MAX_NAME:
+        raise Refused(400, f"name: expected non-blank text of at most {_MAX_NAME} characters")
+    return name  # bytes that are not UTF-8 arrive replaced (U+FFFD), never as surrogates
 
 
 def _token_of(request: web.Request) -> str:

@@ -13,6 +13,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 import urllib.parse
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -22,6 +23,7 @@ from typing import Any, Final, Literal, Protocol
 import attrs
 
 from user_interaction import state_dir
+from user_interaction.extensions import Decision
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -116,6 +118,20 @@ class Store(Protocol):
     def purge(self, before: float) -> int:
         """Forget asks settled before ``before``; how many."""
 
+    def decision(self, name: str) -> Decision | None:
+        """The approval decision remembered for ``name`` ("Always allow" or "Always
+        deny"), if any."""
+
+    def decide(self, name: str, allowed: bool, *, at: float | None = None) -> Decision:
+        """Remember ``allowed`` for ``name`` (replacing what was remembered), decided
+        ``at`` (now by default)."""
+
+    def forget_decisions(self, name: str | None = None) -> int:
+        """Forget the decision for ``name`` (every one when ``None``); how many."""
+
+    def decisions(self) -> list[Decision]:
+        """Every remembered decision, by name."""
+
     def close(self) -> None:
         """Release the store."""
 
@@ -140,6 +156,15 @@ _MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         )""",
         "CREATE INDEX asks_by_key ON asks (key) WHERE key IS NOT NULL",
         "CREATE INDEX asks_by_state ON asks (state, created)",
+    ),
+    # 1 -> 2: the approvals remembered as "Always allow" / "Always deny", so that agents
+    # on other machines sharing this inbox follow the same rule.
+    (
+        """CREATE TABLE decisions (
+            name TEXT PRIMARY KEY,
+            allowed INTEGER NOT NULL CHECK (allowed IN (0, 1)),
+            decided REAL NOT NULL
+        )""",
     ),
 )
 #: The schema version this code writes.
@@ -294,6 +319,35 @@ class SqliteStore:
                 "DELETE FROM asks WHERE state != 'pending' AND settled < ?", (before,)
             )
             return cursor.rowcount
+
+    def decision(self, name: str) -> Decision | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT name, allowed, decided FROM decisions WHERE name = ?", (name,)
+            ).fetchone()
+        return None if row is None else Decision(row[0], bool(row[1]), row[2])
+
+    def decide(self, name: str, allowed: bool, *, at: float | None = None) -> Decision:
+        decision = Decision(name, allowed, time.time() if at is None else at)
+        with self._write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO decisions (name, allowed, decided) VALUES (?, ?, ?)",
+                (name, int(allowed), decision.decided),
+            )
+        return decision
+
+    def forget_decisions(self, name: str | None = None) -> int:
+        with self._write() as db:
+            if name is None:
+                return db.execute("DELETE FROM decisions").rowcount
+            return db.execute("DELETE FROM decisions WHERE name = ?", (name,)).rowcount
+
+    def decisions(self) -> list[Decision]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT name, allowed, decided FROM decisions ORDER BY name"
+            ).fetchall()
+        return [Decision(name, bool(allowed), decided) for name, allowed, decided in rows]
 
     def close(self) -> None:
         with self._lock:
