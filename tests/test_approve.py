@@ -185,7 +185,7 @@ def test_the_decisions_file_is_private_and_a_newer_schema_is_refused(
     store.put("tool:deploy", True)
     for path in decisions.parent.glob("decisions.sqlite3*"):
         assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
-    with closing(sqlite3.connect(decisions)) as db:  # a bare `with` commits, never closes
+    with closing(sqlite3.connect(decisions)) as db, db:  # `with db` commits, never closes
         db.execute("PRAGMA user_version = 99")
     ui.add_extension(RememberedDecisions(decisions))
     with pytest.raises(UserInteractionError) as info:

@@ -11,6 +11,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -244,9 +245,8 @@ def test_always_allow_in_one_agent_decides_another_agents_approval(
     assert outcome(second) == {"allowed": True, "remembered": True}
     listed = cli(state, "inbox", "list", "--json")
     assert json.loads(listed.stdout)["asks"] == []
-    with sqlite3.connect(state / "inbox.sqlite3") as db:  # ever: one ask was stored, the first
+    with closing(sqlite3.connect(state / "inbox.sqlite3")) as db:  # ever: one ask, the first
         assert db.execute("SELECT id FROM asks").fetchall() == [(ask["id"],)]
-    db.close()
     for where in (state, elsewhere):
         assert not (where / "decisions.sqlite3").exists()  # nothing kept on this machine
 

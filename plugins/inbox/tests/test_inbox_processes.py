@@ -76,12 +76,13 @@ def test_remote_hosts_need_allow_remote_and_tls(state: Path) -> None:
 
 def test_a_newer_store_is_refused_clearly(state: Path) -> None:
     import sqlite3
+    from contextlib import closing
 
     from user_interaction_inbox._store import SCHEMA_VERSION, SqliteStore
 
     path = state / "inbox.sqlite3"
     SqliteStore(path).close()
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 5,))
     db.close()
     result = cli(state, "inbox", "serve", "--port", "0")

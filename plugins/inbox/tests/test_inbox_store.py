@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -70,7 +71,7 @@ def test_the_default_store_is_private_in_the_state_directory() -> None:
         assert mode(path.parent) == 0o700
         for name in ("inbox.sqlite3", "inbox.sqlite3-wal", "inbox.sqlite3-shm"):
             assert mode(path.parent / name) == 0o600, name
-        with sqlite3.connect(path) as other:
+        with closing(sqlite3.connect(path)) as other, other:
             assert other.execute("PRAGMA journal_mode").fetchone() == ("wal",)
             assert other.execute("SELECT version FROM schema_version").fetchall() == [
                 (SCHEMA_VERSION,)
@@ -104,19 +105,19 @@ def test_urls_are_checked(tmp_path: Path) -> None:
 def test_a_newer_schema_is_refused_and_left_alone(tmp_path: Path) -> None:
     path = tmp_path / "inbox.sqlite3"
     SqliteStore(path).close()
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 1,))
     db.close()
     with pytest.raises(StoreError, match=rf"schema version {SCHEMA_VERSION + 1}, newer"):
         SqliteStore(path)
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         assert db.execute("SELECT version FROM schema_version").fetchone() == (SCHEMA_VERSION + 1,)
     db.close()
 
 
 def test_an_older_file_is_migrated_forward(tmp_path: Path) -> None:
     path = tmp_path / "inbox.sqlite3"
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
         db.execute("INSERT INTO schema_version VALUES (0)")
     db.close()
@@ -130,7 +131,8 @@ def test_an_older_file_is_migrated_forward(tmp_path: Path) -> None:
 
 def test_a_file_of_the_first_schema_keeps_its_asks_and_gains_decisions(tmp_path: Path) -> None:
     path = tmp_path / "inbox.sqlite3"
-    with sqlite3.connect(path) as db:  # what the first release wrote: version 1, asks only
+    # what the first release wrote: version 1, asks only
+    with closing(sqlite3.connect(path)) as db, db:
         db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
         db.execute("INSERT INTO schema_version VALUES (1)")
         for statement in _MIGRATIONS[0]:
@@ -150,7 +152,7 @@ def test_a_file_of_the_first_schema_keeps_its_asks_and_gains_decisions(tmp_path:
         assert store.decision("tool:deploy") == Decision("tool:deploy", True, 5.0)
     finally:
         store.close()
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         assert db.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
     db.close()
 
