@@ -1,0 +1,141 @@
+"""``user-interaction inbox attend`` with real processes: a server, agents asking through the
+``inbox`` provider, and attend answering them through the scripted provider (its answers
+file answers each question by its id). Every step waits for a line attend writes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inbox_support import NPM, Agent, Attend, Inbox, asking, cli
+
+from user_interaction import ASK_ABORTED, ASK_CANCELLED, ASK_DECLINED
+
+
+def answered(question_id: str, label: str) -> dict[str, Any]:
+    return {"answer": {"answers": [{"id": question_id, "selected": [label]}]}}
+
+
+@pytest.fixture
+def attending() -> Iterator[list[Attend]]:
+    """Stops the attend processes a test leaves running (a failed one)."""
+    started: list[Attend] = []
+    yield started
+    for attend in started:
+        attend.stop()
+
+
+def test_attend_answers_the_pending_asks_oldest_first_then_new_ones(
+    state: Path, inbox: Inbox, tmp_path: Path, attending: list[Attend]
+) -> None:
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps({"answers": {"a": "npm", "b": "pnpm", "c": "pnpm"}}))
+    first = Agent(state, request=asking("a"))
+    inbox.wait_for_pending(1)
+    second = Agent(state, request=asking("b"))
+    older, newer = inbox.wait_for_pending(2)
+
+    attend = Attend(state, answers)
+    attending.append(attend)
+    attend.expect("attending the inbox at")
+    attend.expect(f"asking {older['id']} from test agent")
+    attend.expect(f"ask {older['id']}: answered")
+    attend.expect(f"asking {newer['id']} from test agent")
+    attend.expect(f"ask {newer['id']}: answered")
+    assert first.outcome() == answered("a", "npm")
+    assert second.outcome() == answered("b", "pnpm")
+    attend.expect("waiting for new asks")
+
+    third = Agent(state, request=asking("c"))  # posted while attend waits
+    attend.expect("asking ")
+    attend.expect(": answered")
+    assert third.outcome() == answered("c", "pnpm")
+    attend.expect("waiting for new asks")
+    assert inbox.pending() == []
+    status, rest = attend.interrupt()
+    assert status == 130, rest
+    assert "Traceback" not in "".join(attend.seen) + rest
+
+
+def test_the_humans_cancel_and_decline_through_attend_reach_the_agents(
+    state: Path, inbox: Inbox, tmp_path: Path, attending: list[Attend]
+) -> None:
+    answers = tmp_path / "answers.json"
+    rules = {"a": {"error": "ASK_CANCELLED"}, "b": {"error": "ASK_DECLINED"}}
+    answers.write_text(json.dumps({"answers": rules}))
+    cancelled = Agent(state, request=asking("a"))
+    inbox.wait_for_pending(1)
+    declined = Agent(state, request=asking("b"))
+    older, newer = inbox.wait_for_pending(2)
+
+    attend = Attend(state, answers)
+    attending.append(attend)
+    attend.expect(f"ask {older['id']}: cancelled")
+    attend.expect(f"ask {newer['id']}: declined")
+    assert cancelled.outcome()["error"] == ASK_CANCELLED
+    assert declined.outcome()["error"] == ASK_DECLINED
+    attend.expect("waiting for new asks")
+    attend.interrupt()
+
+
+def test_an_ask_that_leaves_while_asked_here_is_left_and_attend_goes_on(
+    state: Path, inbox: Inbox, tmp_path: Path, attending: list[Attend]
+) -> None:
+    """The local ask waits (a silent answer) until the ask leaves the inbox: withdrawn by
+    its agent, or answered elsewhere; attend aborts it and asks the next one."""
+    answers = tmp_path / "answers.json"
+    rules = {"a": {"silent": True}, "pkg": {"silent": True}, "c": "npm"}
+    answers.write_text(json.dumps({"answers": rules}))
+    gives_up = Agent(state, request=asking("a"), abortable=True)
+    inbox.wait_for_pending(1)
+    elsewhere = Agent(state)  # asks "pkg", as NPM answers
+    inbox.wait_for_pending(2)
+    last = Agent(state, request=asking("c"))
+    withdrawn, settled, answered_here = inbox.wait_for_pending(3)
+
+    attend = Attend(state, answers)
+    attending.append(attend)
+    attend.expect(f"asking {withdrawn['id']}")
+    gives_up.abort()
+    line = attend.expect(f"ask {withdrawn['id']} is already withdrawn")
+    assert line.rstrip().endswith("moving on")
+    assert gives_up.outcome()["error"] == ASK_ABORTED
+
+    attend.expect(f"asking {settled['id']}")
+    result = cli(
+        state, "inbox", "answer", settled["id"], "--answer", json.dumps(NPM), "--by", "ann"
+    )
+    assert result.returncode == 0, result.stderr
+    attend.expect(f"ask {settled['id']} is already answered by ann")
+    assert elsewhere.outcome() == {"answer": NPM}
+
+    attend.expect(f"asking {answered_here['id']}")
+    attend.expect(f"ask {answered_here['id']}: answered")
+    assert last.outcome() == answered("c", "npm")
+    status, _ = attend.interrupt()
+    assert status == 130
+
+
+def test_ctrl_c_stops_attending_and_leaves_the_ask_pending(
+    state: Path, inbox: Inbox, tmp_path: Path, attending: list[Attend]
+) -> None:
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps({"answers": {"pkg": {"silent": True}}}))
+    agent = Agent(state)
+    (ask,) = inbox.wait_for_pending(1)
+    attend = Attend(state, answers)
+    attending.append(attend)
+    attend.expect(f"asking {ask['id']}")
+    status, rest = attend.interrupt()
+    assert status == 130
+    assert rest == (
+        "user-interaction inbox: stopped attending; the asks not answered stay pending\n"
+    )
+    listed = cli(state, "inbox", "list", "--json")
+    assert [a["id"] for a in json.loads(listed.stdout)["asks"]] == [ask["id"]]
+    result = cli(state, "inbox", "answer", ask["id"], "--answer", json.dumps(NPM))
+    assert result.returncode == 0, result.stderr
+    assert agent.outcome() == {"answer": NPM}
