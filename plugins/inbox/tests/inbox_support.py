@@ -203,30 +203,30 @@ def asking(question_id: str) -> dict[str, Any]:
 
 class Attend:
     """``user-interaction inbox attend`` answering from an answers file (the scripted
-    provider); its stderr lines are read as they come."""
+    provider), or, without one, through the provider it chooses with its stdin a pipe
+    (``answer`` writes to it, ``out`` collects its stdout); its stderr lines are read
+    as they come."""
 
-    def __init__(self, state: Path, answers: Path, *args: str) -> None:
+    def __init__(self, state: Path, answers: Path | None, *args: str) -> None:
+        chosen = (
+            [] if answers is None else ["-p", "scripted", "--provider-option", f"path={answers}"]
+        )
         self.process = subprocess.Popen(
-            [
-                *CLI,
-                "inbox",
-                "attend",
-                "--provider",
-                "scripted",
-                "--provider-option",
-                f"path={answers}",
-                *args,
-            ],
+            [*CLI, "inbox", "attend", *chosen, *args],
             env=environment(state),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL if answers else subprocess.PIPE,
+            stdout=subprocess.DEVNULL if answers else subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
         self.lines: queue.Queue[str] = queue.Queue()
         self.seen: list[str] = []
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
+        self.out: list[str] = []
+        self._readers = [threading.Thread(target=self._read, daemon=True)]
+        if self.process.stdout is not None:
+            self._readers.append(threading.Thread(target=self._read_out, daemon=True))
+        for reader in self._readers:
+            reader.start()
 
     def _read(self) -> None:
         assert self.process.stderr is not None
@@ -234,6 +234,16 @@ class Attend:
             for line in self.process.stderr:
                 self.lines.put(line)
         self.lines.put("")  # end of output
+
+    def _read_out(self) -> None:
+        assert self.process.stdout is not None
+        with self.process.stdout:
+            self.out.extend(self.process.stdout)
+
+    def answer(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
 
     def expect(self, text: str, timeout: float = 60.0) -> str:
         """The next line holding ``text`` (the lines before it are kept in ``seen``)."""
@@ -254,13 +264,17 @@ class Attend:
         rest = []
         while (line := self.lines.get(timeout=60)) != "":
             rest.append(line)
+        self.stop()
         return status, "".join(rest)
 
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait(60)
-        self._reader.join(60)
+        for reader in self._readers:
+            reader.join(60)
+        if self.process.stdin is not None:
+            self.process.stdin.close()
 
 
 def cli(state: Path, *args: str, stdin: str = "", **env: str) -> subprocess.CompletedProcess[str]:

@@ -139,3 +139,44 @@ def test_ctrl_c_stops_attending_and_leaves_the_ask_pending(
     result = cli(state, "inbox", "answer", ask["id"], "--answer", json.dumps(NPM))
     assert result.returncode == 0, result.stderr
     assert agent.outcome() == {"answer": NPM}
+
+
+def test_attend_asks_through_the_chosen_provider_with_model_text_neutralised(
+    state: Path, inbox: Inbox, attending: list[Attend]
+) -> None:
+    """Without --provider, attend asks through the provider the rules choose without
+    inbox and any: stdio, its stdin being a pipe. The agent's label and the question
+    reach the terminal with their control sequences neutralised."""
+    hostile = {
+        "questions": [
+            {
+                "id": "q",
+                "question": "Clear\x1b[2J the screen?",
+                "options": [{"label": "yes\x07"}, {"label": "no"}],
+            }
+        ]
+    }
+    posted = inbox.call("POST", "/api/asks", {"request": hostile, "agent": "bot\x1b]0;x\x07"})
+    assert posted.status == 200, posted
+    agent = Agent(state)
+    attend = Attend(state, None)
+    attending.append(attend)
+    line = attend.expect(f"asking {posted.body['id']} from bot")
+    assert "\x1b" not in line
+    assert "\x07" not in line
+    attend.answer("2")
+    attend.expect(f"ask {posted.body['id']}: answered")
+    attend.expect("asking ")
+    attend.answer("1")
+    attend.expect(": answered")
+    assert agent.outcome() == {"answer": NPM}
+    attend.expect("waiting for new asks")
+    settled = inbox.call("GET", f"/api/asks/{posted.body['id']}").body
+    assert settled["answer"] == {"answers": [{"id": "q", "selected": ["no"]}]}
+    status, _ = attend.interrupt()
+    assert status == 130
+    shown = "".join(attend.out)
+    assert "Clear" in shown
+    assert "Which package manager?" in shown
+    assert "\x1b" not in shown
+    assert "\x07" not in shown
