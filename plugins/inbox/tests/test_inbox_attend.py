@@ -5,14 +5,16 @@ file answers each question by its id). Every step waits for a line attend writes
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from inbox_support import NPM, Agent, Attend, Inbox, asking, cli
+from inbox_support import NPM, REQUEST, Agent, Attend, Inbox, asking, cli
+from user_interaction_inbox import cli as inbox_cli
 
-from user_interaction import ASK_ABORTED, ASK_CANCELLED, ASK_DECLINED
+from user_interaction import ASK_ABORTED, ASK_CANCELLED, ASK_DECLINED, UserInteraction
 
 
 def answered(question_id: str, label: str) -> dict[str, Any]:
@@ -180,3 +182,37 @@ def test_attend_asks_through_the_chosen_provider_with_model_text_neutralised(
     assert "Which package manager?" in shown
     assert "\x1b" not in shown
     assert "\x07" not in shown
+
+
+def test_an_answer_the_inbox_refuses_is_said_in_one_line(
+    inbox: Inbox,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Another human answers after the one here did (the list attend follows had not
+    changed yet): the inbox refuses this answer with 409, and attend says who won. Run
+    in this process on one ask, from a list read before the other answer."""
+    posted = inbox.call("POST", "/api/asks", {"request": REQUEST, "agent": "raw"}).body
+    (snapshot,) = inbox.call("GET", "/api/asks").body["asks"]
+    won = inbox.call(
+        "POST", f"/api/asks/{posted['id']}/settle", {"action": "answer", "answer": NPM, "by": "ann"}
+    )
+    assert won.status == 200, won
+    cursor = inbox.call("GET", "/api/asks").body["cursor"]  # the watcher waits from here
+    monkeypatch.setattr(inbox_cli, "ATTEND_WAIT", 5.0)  # its held request, to join it soon
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps({"answers": {"pkg": "pnpm"}}))
+    with UserInteraction() as ui:
+        ui.use("scripted", path=str(answers))
+        inbox_cli._attend_one(inbox.address, ui, snapshot, "me", cursor)
+    for thread in threading.enumerate():  # the watcher's held request ends within its wait
+        if thread.name == f"inbox-attend-{posted['id']}":
+            thread.join(inbox_cli.ATTEND_WAIT + 30)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == f"user-interaction inbox: asking {posted['id']} from raw"
+    assert lines[1].startswith(f"user-interaction inbox: ask {posted['id']} is already answered")
+    assert " by ann at " in lines[1]
+    assert lines[1].endswith("; the answer given here is dropped")
+    assert len(lines) == 2
+    assert inbox.call("GET", f"/api/asks/{posted['id']}").body["answer"] == NPM

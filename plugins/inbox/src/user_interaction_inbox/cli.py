@@ -398,8 +398,8 @@ def _attend_one(
     settled = _call(address, "POST", f"/api/asks/{ask_id}/settle", payload)
     if settled.status == 200:
         _say(f"ask {ask_id}: {settled.body.get('state')}")
-    elif settled.status == 409:
-        _say(_settled_message(settled.body) + "; moving on")
+    elif settled.status == 409:  # settled elsewhere after the human answered here
+        _say(_settled_message(settled.body) + "; the answer given here is dropped")
     else:
         _say(
             f"ask {ask_id}: the inbox answered {settled.status}: "
