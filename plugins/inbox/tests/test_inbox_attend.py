@@ -216,3 +216,17 @@ def test_an_answer_the_inbox_refuses_is_said_in_one_line(
     assert lines[1].endswith("; the answer given here is dropped")
     assert len(lines) == 2
     assert inbox.call("GET", f"/api/asks/{posted['id']}").body["answer"] == NPM
+
+
+def test_attend_ends_with_status_1_when_its_inbox_stops(
+    state: Path, inbox: Inbox, tmp_path: Path, attending: list[Attend]
+) -> None:
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps({"answers": {}}))
+    attend = Attend(state, answers)
+    attending.append(attend)
+    attend.expect("waiting for new asks")
+    inbox.stop()  # answers the held list request as it closes; the next finds nobody
+    attend.expect("no inbox answers at")
+    assert attend.process.wait(60) == 1
+    assert "Traceback" not in "".join(attend.seen)
