@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -110,13 +112,20 @@ class Inbox:
 
 
 AGENT = """
-import json, sys
+import json, sys, threading
 from user_interaction import (
-    AskUserQuestionRequest, UserInteraction, UserInteractionError,
+    AbortController, AskUserQuestionRequest, UserInteraction, UserInteractionError,
 )
 key, timeout, provider = sys.argv[1] or None, float(sys.argv[2]) or None, sys.argv[3] or None
 request = AskUserQuestionRequest.from_dict(json.loads(sys.argv[4]))
-request = AskUserQuestionRequest(request.questions, agent="test agent", key=key)
+controller = AbortController()
+if sys.argv[5] == "abortable":  # a line on stdin aborts the ask (the agent gives up)
+    threading.Thread(
+        target=lambda: (sys.stdin.readline(), controller.abort()), daemon=True
+    ).start()
+request = AskUserQuestionRequest(
+    request.questions, agent="test agent", key=key, signal=controller.signal
+)
 with UserInteraction() as ui:
     ui.use(provider)
     print("ready", flush=True)
@@ -140,6 +149,7 @@ class Agent:
         timeout: float | None = 120.0,
         provider: str | None = "inbox",
         request: dict[str, Any] | None = None,
+        abortable: bool = False,
         **env: str,
     ) -> None:
         self.process = subprocess.Popen(
@@ -151,9 +161,10 @@ class Agent:
                 str(timeout or 0),
                 provider or "",
                 json.dumps(request or REQUEST),
+                "abortable" if abortable else "",
             ],
             env=environment(state, **env),
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE if abortable else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -177,6 +188,93 @@ class Agent:
     def kill(self) -> None:
         self.process.kill()
         self.process.communicate()
+
+    def abort(self) -> None:
+        """Make an ``abortable`` agent give up its ask (its signal aborts)."""
+        assert self.process.stdin is not None
+        self.process.stdin.write("abort\n")
+        self.process.stdin.flush()
+
+
+def asking(question_id: str) -> dict[str, Any]:
+    """A request of one question with its own id (answers files answer by id)."""
+    return {"questions": [{**QUESTION, "id": question_id}]}
+
+
+class Attend:
+    """``user-interaction inbox attend`` answering from an answers file (the scripted
+    provider), or, without one, through the provider it chooses with its stdin a pipe
+    (``answer`` writes to it, ``out`` collects its stdout); its stderr lines are read
+    as they come."""
+
+    def __init__(self, state: Path, answers: Path | None, *args: str) -> None:
+        chosen = (
+            [] if answers is None else ["-p", "scripted", "--provider-option", f"path={answers}"]
+        )
+        self.process = subprocess.Popen(
+            [*CLI, "inbox", "attend", *chosen, *args],
+            env=environment(state),
+            stdin=subprocess.DEVNULL if answers else subprocess.PIPE,
+            stdout=subprocess.DEVNULL if answers else subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
+        self.out: list[str] = []
+        self._readers = [threading.Thread(target=self._read, daemon=True)]
+        if self.process.stdout is not None:
+            self._readers.append(threading.Thread(target=self._read_out, daemon=True))
+        for reader in self._readers:
+            reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stderr is not None
+        with self.process.stderr:
+            for line in self.process.stderr:
+                self.lines.put(line)
+        self.lines.put("")  # end of output
+
+    def _read_out(self) -> None:
+        assert self.process.stdout is not None
+        with self.process.stdout:
+            self.out.extend(self.process.stdout)
+
+    def answer(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def expect(self, text: str, timeout: float = 60.0) -> str:
+        """The next line holding ``text`` (the lines before it are kept in ``seen``)."""
+        while True:
+            try:
+                line = self.lines.get(timeout=timeout)
+            except queue.Empty:
+                raise AssertionError(f"no line with {text!r}; saw {self.seen}") from None
+            assert line, f"attend ended before a line with {text!r}; saw {self.seen}"
+            self.seen.append(line)
+            if text in line:
+                return line
+
+    def interrupt(self) -> tuple[int, str]:
+        """SIGINT; the exit status and the lines written after those already read."""
+        self.process.send_signal(signal.SIGINT)
+        status = self.process.wait(60)
+        rest = []
+        while (line := self.lines.get(timeout=60)) != "":
+            rest.append(line)
+        self.stop()
+        return status, "".join(rest)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(60)
+        for reader in self._readers:
+            reader.join(60)
+        if self.process.stdin is not None:
+            self.process.stdin.close()
 
 
 def cli(state: Path, *args: str, stdin: str = "", **env: str) -> subprocess.CompletedProcess[str]:

@@ -135,3 +135,54 @@ def test_disposal_withdraws_an_unkeyed_ask_and_leaves_a_keyed_one(
             assert after["state"] == state
 
     asyncio.run(scenario())
+
+
+def test_a_list_request_is_held_until_the_list_differs_from_its_cursor(tmp_path: Path) -> None:
+    """``GET /api/asks?after=CURSOR&wait=S`` (what ``inbox attend`` follows): held while
+    the list is the one the cursor names; answered when an ask arrives or leaves, when
+    the seconds pass, or at once for another cursor (one from before a restart)."""
+
+    async def scenario() -> None:
+        async with running(tmp_path / "inbox.sqlite3") as (server, session):
+            empty = await call(session, "GET", "/api/asks")
+            assert empty["asks"] == []
+            held = asyncio.ensure_future(
+                call(session, "GET", f"/api/asks?after={empty['cursor']}&wait=30")
+            )
+            await call(session, "GET", "/api/inbox")
+            assert not held.done()  # nothing changed: still held
+            posted = await call(
+                session, "POST", "/api/asks", json={"request": REQUEST, "agent": "a"}
+            )
+            arrived = await held
+            assert [ask["id"] for ask in arrived["asks"]] == [posted["id"]]
+            assert arrived["cursor"] != empty["cursor"]
+
+            held = asyncio.ensure_future(
+                call(session, "GET", f"/api/asks?after={arrived['cursor']}&wait=30")
+            )
+            await call(
+                session,
+                "POST",
+                f"/api/asks/{posted['id']}/settle",
+                json={"action": "cancel", "by": "ann"},
+            )
+            left = await held
+            assert left["asks"] == []
+
+            same = await call(session, "GET", f"/api/asks?after={left['cursor']}&wait=0.05")
+            assert same["cursor"] == left["cursor"]  # the seconds passed, nothing changed
+            stale = await call(session, "GET", f"/api/asks?after={empty['cursor']}&wait=30")
+            assert stale["cursor"] == left["cursor"]  # another cursor: answered at once
+            async with session.get("/api/asks?wait=soon") as response:
+                assert response.status == 400
+
+            # Closing the server answers the requests it holds (no wait for the seconds).
+            held = asyncio.ensure_future(
+                call(session, "GET", f"/api/asks?after={left['cursor']}&wait=30")
+            )
+            await call(session, "GET", "/api/inbox")
+            await server.close()
+            assert (await held)["cursor"] == left["cursor"]
+
+    asyncio.run(scenario())

@@ -148,6 +148,11 @@ class InboxServer:
         self._purge: asyncio.TimerHandle | None = None
         self._adding: list[tuple[StoredAsk, asyncio.Future[tuple[StoredAsk, bool]]]] = []
         self._adder: asyncio.Task[None] | None = None
+        # The pending list's version, for ``GET /api/asks?after=``: a cursor names this
+        # server's run too, so one from before a restart never matches.
+        self._run = secrets.token_hex(4)
+        self._version = 0
+        self._changed = asyncio.Event()
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -200,6 +205,7 @@ class InboxServer:
             live.stop_timers()
             if not live.done.done():
                 live.done.cancel()
+        self._changed.set()  # the lists held answer now: the server is closing
         if self._runner is not None:
             await self._runner.cleanup()
         if self._tasks:
@@ -221,6 +227,15 @@ class InboxServer:
 
     # -- pending asks --------------------------------------------------------------------
 
+    def _cursor(self) -> str:
+        return f"{self._run}.{self._version}"
+
+    def _list_changed(self) -> None:
+        """Wake the ``GET /api/asks?after=`` requests held: the pending list changed."""
+        self._version += 1
+        self._changed.set()
+        self._changed = asyncio.Event()
+
     def _track(self, ask: StoredAsk) -> _Live:
         live = self._live.get(ask.id)
         if live is None:
@@ -229,6 +244,7 @@ class InboxServer:
                 self._abandon_later(live)
         live.ask = ask
         self._arm_expiry(live)
+        self._list_changed()
         return live
 
     def _arm_expiry(self, live: _Live) -> None:
@@ -297,6 +313,7 @@ class InboxServer:
         live.stop_timers()
         if self._live.get(settled.id) is live:
             del self._live[settled.id]
+            self._list_changed()
         if not live.done.done():
             live.done.set_result(settled)
 
@@ -450,8 +467,26 @@ class InboxServer:
     # -- HTTP: the human's side ------------------------------------------------------------
 
     async def _list(self, request: web.Request) -> web.Response:
+        """The pending asks, oldest first, and the list's ``cursor``. With ``after=CURSOR``
+        and ``wait=SECONDS`` the reply is held until the list differs from the one that
+        cursor named (an ask arrived, was settled, withdrawn or expired) or the seconds
+        pass: ``inbox attend`` follows the list without polling."""
+        try:
+            wait = min(float(request.query.get("wait", "0")), MAX_WAIT)
+        except ValueError:
+            raise Refused(400, "wait: expected a number of seconds") from None
+        after = request.query.get("after")
+        if after == self._cursor() and wait > 0:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), wait)
         asks = sorted((live.ask for live in self._live.values()), key=lambda a: (a.created, a.id))
-        return web.json_response({"asks": [status_of(ask) for ask in asks], "now": time.time()})
+        return web.json_response(
+            {
+                "asks": [status_of(ask) for ask in asks],
+                "now": time.time(),
+                "cursor": self._cursor(),
+            }
+        )
 
     async def _settle(self, request: web.Request) -> web.Response:
         data = _object(await read_json(request))

@@ -5,7 +5,9 @@ script (a command of the ``user_interaction.commands`` entry-point group).
 - ``inbox open [--browser]``: the page's address with its token;
 - ``inbox list [--json]``: the pending asks, oldest first;
 - ``inbox answer ID``: ask the human here through a provider, or settle the ask from a
-  script with ``--answer JSON``, ``--cancel`` or ``--decline``.
+  script with ``--answer JSON``, ``--cancel`` or ``--decline``;
+- ``inbox attend``: ask the human here, through a provider, every pending ask oldest first,
+  then each new one as it arrives, until Ctrl-C.
 """
 
 from __future__ import annotations
@@ -15,13 +17,19 @@ import datetime
 import getpass
 import json
 import sys
+import threading
 import time
+import urllib.parse
 from typing import Any, Final
 
 from user_interaction import (
+    ASK_ABORTED,
     ASK_CANCELLED,
     ASK_DECLINED,
+    ASK_TIMEOUT,
     INVALID_ANSWER,
+    AbortController,
+    AbortSignal,
     AskUserQuestionRequest,
     UserInteraction,
     UserInteractionError,
@@ -40,6 +48,9 @@ DEFAULT_PORT: Final = 8765
 _EXIT_OK: Final = 0
 _EXIT_ERROR: Final = 1
 _EXIT_USAGE: Final = 2
+_EXIT_INTERRUPTED: Final = 130
+#: Seconds ``inbox attend`` asks the server to hold a list request (``?wait=``) for news.
+ATTEND_WAIT: Final = 25.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -104,9 +115,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     answer.add_argument(
         "--by", metavar="NAME", help="who answers, as the agent's side sees it (default: user)"
     )
+
+    attend = commands.add_parser(
+        "attend", help="ask the human here every pending ask, then each new one, until Ctrl-C"
+    )
+    attend.add_argument(
+        "--provider",
+        "-p",
+        metavar="NAME",
+        help="ask through this provider (default: the best available one, never inbox or any)",
+    )
+    add_provider_option(attend)
+    attend.add_argument(
+        "--by", metavar="NAME", help="who answers, as the agent's side sees it (default: user)"
+    )
     parser.epilog = (
         "exit status: 0 done; 1 no inbox, no such ask, or already answered (who and when "
-        "are said); 3 the human cancelled or declined; 7 the answer is invalid"
+        "are said); 3 the human cancelled or declined; 7 the answer is invalid; 130 attend "
+        "stopped by Ctrl-C (the asks stay pending)"
     )
 
 
@@ -122,6 +148,8 @@ def run(args: argparse.Namespace) -> int:
             return _open(args)
         if command == "list":
             return _list(args)
+        if command == "attend":
+            return _attend(args)
         return _answer(args)
     except InboxUnreachable as exc:
         _say(str(exc))
@@ -193,8 +221,10 @@ def _age(age: float) -> str:
     return f"{age / 86400:.1f}d"
 
 
-def _call(address: Address, method: str, path: str, payload: object = None) -> Reply:
-    reply = address.request(method, path, payload)
+def _call(
+    address: Address, method: str, path: str, payload: object = None, *, timeout: float = 10.0
+) -> Reply:
+    reply = address.request(method, path, payload, timeout=timeout)
     if reply.status == 403:
         raise InboxUnreachable(
             f"the inbox at {address.base} refused the token: {reply.body.get('error', '')}"
@@ -247,23 +277,167 @@ def _answer(args: argparse.Namespace) -> int:
 
 def _ask_here(args: argparse.Namespace, ask: dict[str, Any], by: str) -> dict[str, Any]:
     """Ask the human through a provider of this machine; what to settle the ask with."""
+    with UserInteraction() as ui:
+        ui.use(_human_side(args), **dict(args.provider_option))
+        return _ask_through(ui, ask, by)
+
+
+def _human_side(args: argparse.Namespace) -> str:
+    """The provider asking the human here: ``--provider``, else the one the usual rules
+    choose, leaving out ``inbox`` and ``any`` (they would ask the inbox itself)."""
+    return str(args.provider or find_provider(exclude=("inbox", "any")).name)
+
+
+def _ask_through(
+    ui: UserInteraction, ask: dict[str, Any], by: str, signal: AbortSignal | None = None
+) -> dict[str, Any]:
+    """Ask ``ask`` through ``ui``'s provider (within the ask's deadline); what to settle it
+    with: the human's answer, cancel or decline. Other errors propagate."""
     request = AskUserQuestionRequest.from_dict(ask["request"])
-    request = AskUserQuestionRequest(request.questions, agent=ask["agent"])
-    name = args.provider or find_provider(exclude=("inbox", "any")).name
+    request = AskUserQuestionRequest(request.questions, agent=ask["agent"], signal=signal)
     timeout = None
     if ask.get("deadline") is not None:
         timeout = max(0.001, float(ask["deadline"]) - time.time())
-    with UserInteraction() as ui:
-        ui.use(name, **dict(args.provider_option))
-        try:
-            answer = ui.ask_sync(request, timeout=timeout)
-        except UserInteractionError as error:
-            if error.code == ASK_CANCELLED:
-                return {"action": "cancel", "by": by}
-            if error.code == ASK_DECLINED:
-                return {"action": "decline", "by": by}
-            raise
+    try:
+        answer = ui.ask_sync(request, timeout=timeout)
+    except UserInteractionError as error:
+        if error.code == ASK_CANCELLED:
+            return {"action": "cancel", "by": by}
+        if error.code == ASK_DECLINED:
+            return {"action": "decline", "by": by}
+        raise
     return {"action": "answer", "answer": answer.to_dict(), "by": by}
+
+
+def _attend(args: argparse.Namespace) -> int:
+    """Ask the human every pending ask, oldest first, then each new one as it arrives; the
+    list is followed with held requests (``?after=CURSOR&wait=``), never by polling.
+    Ctrl-C stops and leaves the asks pending."""
+    address = find_address()
+    name = _human_side(args)
+    by = args.by or getpass.getuser() or "user"
+    try:
+        with UserInteraction() as ui:
+            ui.use(name, **dict(args.provider_option))
+            _say(f"attending the inbox at {address.base} through {name}; Ctrl-C stops")
+            return _attend_loop(address, ui, by)
+    except KeyboardInterrupt:
+        from user_interaction._cli_dev import _forget_caught_interrupt
+
+        _forget_caught_interrupt()  # or CPython may end the process by SIGINT after all
+        _say("stopped attending; the asks not answered stay pending")
+        return _EXIT_INTERRUPTED
+
+
+def _pending(address: Address, cursor: str | None) -> tuple[list[dict[str, Any]], str]:
+    """The pending asks and the list's cursor; with ``cursor``, once the list differs from
+    the one it names (or after :data:`ATTEND_WAIT` seconds)."""
+    path = "/api/asks"
+    if cursor is not None:
+        path += f"?after={urllib.parse.quote(cursor)}&wait={ATTEND_WAIT:g}"
+    reply = _call(address, "GET", path, timeout=ATTEND_WAIT + 15.0)
+    new_cursor = reply.body.get("cursor")
+    if reply.status != 200 or not isinstance(new_cursor, str):
+        raise InboxUnreachable(
+            f"the inbox at {address.base} cannot be attended (it answered {reply.status}"
+            f"{': ' + str(reply.body['error']) if reply.body.get('error') else ''}; "
+            "an older server has no cursor): restart it with this version"
+        )
+    asks: list[dict[str, Any]] = reply.body.get("asks", [])
+    return asks, new_cursor
+
+
+def _attend_loop(address: Address, ui: UserInteraction, by: str) -> int:
+    asked: set[str] = set()  # asked here already: left pending (a timeout), not asked again
+    cursor: str | None = None
+    idle = False
+    while True:
+        asks, latest = _pending(address, cursor)
+        asked &= {ask["id"] for ask in asks}
+        todo = [ask for ask in asks if ask["id"] not in asked]
+        if not todo:
+            if not idle:
+                _say("waiting for new asks")
+                idle = True
+            cursor = latest
+            continue
+        idle = False
+        asked.add(todo[0]["id"])
+        _attend_one(address, ui, todo[0], by, latest)
+        cursor = None  # read the list again at once: it may have changed meanwhile
+
+
+def _attend_one(
+    address: Address, ui: UserInteraction, ask: dict[str, Any], by: str, cursor: str
+) -> None:
+    """Ask one ask here while a thread watches the list: when the ask leaves it (settled
+    elsewhere, withdrawn, expired), the local ask is aborted and attending moves on."""
+    ask_id = ask["id"]
+    _say(f"asking {ask_id} from {ask['agent']}")
+    controller = AbortController()
+    done = threading.Event()
+    watcher = threading.Thread(
+        target=_watch,
+        args=(address, ask_id, cursor, controller, done),
+        name=f"inbox-attend-{ask_id}",
+        daemon=True,  # may still hold a list request when the process ends
+    )
+    watcher.start()
+    try:
+        payload = _ask_through(ui, ask, by, controller.signal)
+    except UserInteractionError as error:
+        if controller.signal.aborted:
+            _say(_gone(address, ask_id) + "; moving on")
+            return
+        if error.code == ASK_TIMEOUT:
+            _say(f"ask {ask_id} ran out of time here; moving on")
+            return
+        raise
+    finally:
+        done.set()
+    settled = _call(address, "POST", f"/api/asks/{ask_id}/settle", payload)
+    if settled.status == 200:
+        _say(f"ask {ask_id}: {settled.body.get('state')}")
+    elif settled.status == 409:  # settled elsewhere after the human answered here
+        _say(_settled_message(settled.body) + "; the answer given here is dropped")
+    else:
+        _say(
+            f"ask {ask_id}: the inbox answered {settled.status}: "
+            f"{settled.body.get('error', '')}; moving on"
+        )
+
+
+def _watch(
+    address: Address,
+    ask_id: str,
+    cursor: str,
+    controller: AbortController,
+    done: threading.Event,
+) -> None:
+    """Follow the pending list until ``done``; abort ``controller`` when ``ask_id`` leaves it."""
+    while not done.is_set():
+        try:
+            asks, cursor = _pending(address, cursor)
+        except InboxUnreachable:
+            return  # the answer's post will say so
+        if done.is_set():
+            return
+        if all(ask["id"] != ask_id for ask in asks):
+            controller.abort(
+                UserInteractionError(f"Ask {ask_id} left the inbox meanwhile.", ASK_ABORTED)
+            )
+            return
+
+
+def _gone(address: Address, ask_id: str) -> str:
+    """Why ``ask_id`` left the pending list: who settled it and when."""
+    try:
+        reply = _call(address, "GET", f"/api/asks/{ask_id}")
+    except InboxUnreachable:
+        return f"ask {ask_id} left the inbox"
+    if reply.status != 200:
+        return f"ask {ask_id} left the inbox"
+    return _settled_message(reply.body)
 
 
 def _settled_message(body: dict[str, Any]) -> str:
