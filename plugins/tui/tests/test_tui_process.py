@@ -433,14 +433,18 @@ def test_the_split_keeps_a_share_of_the_screen_whatever_the_preview(tui_run: Any
     assert f"> ( ) 1. {ADAPTER} ▸" in shown  # the label whole, on one row
     assert "  ( ) 2. Split by payment method 💳 ▸" in shown
     assert "  ( ) 3. 重构结算流程 (checkout)" in shown
-    for _ in range(2):  # onto an option with a wide preview, then one with none
-        session.press("down")
-        shown = session.screen.wait(
-            lambda s: "• wallets" in s or "No preview for this option." in s, "the next preview"
-        )
-    shown = session.screen.frame("No preview for this option.")
+    session.press("down")  # onto an option with a wide preview
+    shown = session.screen.wait(
+        lambda s: "• wallets" in s and "> ( ) 2. Split by payment method" in s, "option 2"
+    )
+    assert _separator_columns(shown) == {54}, shown
+    session.press("down")  # onto one with none
+    # Both, not one: the preview's top row is redrawn before the cursor's row below it.
+    shown = session.screen.wait(
+        lambda s: "No preview for this option." in s and "> ( ) 3. 重构结算流程 (checkout)" in s,
+        "option 3 and its missing preview",
+    )
     assert _separator_columns(shown) == {54}, shown  # the split did not move
-    assert "> ( ) 3. 重构结算流程 (checkout)" in shown
     session.press("esc")
     assert session.finish()[0] == {"index": 0, "error": "ASK_CANCELLED"}
 
@@ -459,7 +463,9 @@ def test_text_wraps_at_word_boundaries(tui_run: Any, columns: int, rows: int) ->
         assert " ".join(row.strip() for row in rows_of_note) == ADAPTER_NOTE, shown
         assert all(row.startswith(" " * 9) for row in rows_of_note), shown
     session.press("1", "enter", "1", " ", "enter", "a release with a rather long name", "enter")
-    shown = session.screen.frame("Review your answers")
+    shown = session.screen.wait(  # its last row drawn: the answers above it are there
+        lambda s: "Review your answers" in s and "> Submit" in s, "the review page"
+    )
     answer_rows = _rows_between(shown, "✓ Extract", "(Recommended)")
     assert " ".join(row.strip() for row in answer_rows) == f"✓ {ADAPTER}", shown
     session.press("enter")
@@ -507,12 +513,13 @@ def test_a_small_screen_says_what_it_leaves_out(tui_run: Any) -> None:
         )
         if "Split" not in label:
             assert "▲" in shown  # lines above were scrolled away: said so
-    assert "more lines above" in shown
-    assert "below" not in shown  # at the end: nothing more below
+    # at the end, nothing more below (the marker is drawn after the cursor's row: wait)
+    screen.wait(lambda s: "more lines above" in s and "below" not in s, "the end of the list")
     session.press("1", "p")  # the preview in place of the options
-    shown = screen.frame("Preview of 1.")
-    assert "def charge(" in shown
-    assert "p: options" in shown
+    screen.wait(  # the footer, drawn last, changes too
+        lambda s: "Preview of 1." in s and "def charge(" in s and "p: options" in s,
+        "the preview in place of the options",
+    )
     session.press("p")
     screen.frame(f"> ( ) 1. {ADAPTER}")
     session.press("esc")
