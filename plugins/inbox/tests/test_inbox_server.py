@@ -131,7 +131,10 @@ def test_disposal_withdraws_an_unkeyed_ask_and_leaves_a_keyed_one(
             with pytest.raises(UserInteractionError) as caught:
                 await asking
             assert caught.value.code == PROVIDER_DISPOSED
-            after = await call(session, "GET", f"/api/asks/{ask['id']}")
+            # The withdrawal is the provider's last step, which may end after the caller
+            # is released: wait for the ask to settle (held; a kept ask stays pending).
+            wait = 60 if state == "withdrawn" else 2
+            after = await call(session, "GET", f"/api/asks/{ask['id']}?wait={wait}")
             assert after["state"] == state
 
     asyncio.run(scenario())

@@ -51,6 +51,9 @@ _EXIT_USAGE: Final = 2
 _EXIT_INTERRUPTED: Final = 130
 #: Seconds ``inbox attend`` asks the server to hold a list request (``?wait=``) for news.
 ATTEND_WAIT: Final = 25.0
+#: How long the watcher of the ask being asked holds each list request: short, so that
+#: it can be joined as soon as its ask ends.
+_WATCH_WAIT: Final = 1.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -329,13 +332,15 @@ def _attend(args: argparse.Namespace) -> int:
         return _EXIT_INTERRUPTED
 
 
-def _pending(address: Address, cursor: str | None) -> tuple[list[dict[str, Any]], str]:
+def _pending(
+    address: Address, cursor: str | None, wait: float = ATTEND_WAIT
+) -> tuple[list[dict[str, Any]], str]:
     """The pending asks and the list's cursor; with ``cursor``, once the list differs from
-    the one it names (or after :data:`ATTEND_WAIT` seconds)."""
+    the one it names (or after ``wait`` seconds)."""
     path = "/api/asks"
     if cursor is not None:
-        path += f"?after={urllib.parse.quote(cursor)}&wait={ATTEND_WAIT:g}"
-    reply = _call(address, "GET", path, timeout=ATTEND_WAIT + 15.0)
+        path += f"?after={urllib.parse.quote(cursor)}&wait={wait:g}"
+    reply = _call(address, "GET", path, timeout=wait + 15.0)
     new_cursor = reply.body.get("cursor")
     if reply.status != 200 or not isinstance(new_cursor, str):
         raise InboxUnreachable(
@@ -380,7 +385,7 @@ def _attend_one(
         target=_watch,
         args=(address, ask_id, cursor, controller, done),
         name=f"inbox-attend-{ask_id}",
-        daemon=True,  # may still hold a list request when the process ends
+        daemon=True,
     )
     watcher.start()
     try:
@@ -394,7 +399,11 @@ def _attend_one(
             return
         raise
     finally:
+        # The watcher's held requests are short, so that it is gone before attend goes
+        # on or the process ends (a thread still in a request while the interpreter shuts
+        # down has crashed it).
         done.set()
+        watcher.join(_WATCH_WAIT + 15.0)
     settled = _call(address, "POST", f"/api/asks/{ask_id}/settle", payload)
     if settled.status == 200:
         _say(f"ask {ask_id}: {settled.body.get('state')}")
@@ -417,7 +426,7 @@ def _watch(
     """Follow the pending list until ``done``; abort ``controller`` when ``ask_id`` leaves it."""
     while not done.is_set():
         try:
-            asks, cursor = _pending(address, cursor)
+            asks, cursor = _pending(address, cursor, _WATCH_WAIT)
         except InboxUnreachable:
             return  # the answer's post will say so
         if done.is_set():
