@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -12,9 +13,9 @@ from user_interaction._discovery import (
     PROVIDER_ENV,
     ProviderInfo,
     Ranking,
-    best_provider,
+    find_provider,
 )
-from user_interaction._errors import PROVIDER_LOAD_FAILED, UserInteractionError
+from user_interaction._errors import PROVIDER_LOAD_FAILED, PROVIDER_NOT_FOUND, UserInteractionError
 from user_interaction._manager import UserInteraction
 
 from ._common import (
@@ -37,9 +38,10 @@ def add_parser(commands: Commands) -> None:
     providers = commands.add_parser(
         "providers",
         help="list the installed providers",
-        description="List the installed providers without importing them; the default "
-        f"one (from {PROVIDER_ENV}, or the only one installed; with --check, the available "
-        "one of highest priority) is marked with '*'.",
+        description="List the installed providers and mark with '*' the default one, "
+        "the one ask and use() take when none is named: the one "
+        f"{PROVIDER_ENV} names, else the available one of highest priority (finding it "
+        "imports the providers to ask whether they are available here).",
         epilog="exit status: 0, or 5 when --check finds a provider that fails to load",
         formatter_class=FORMATTER,
     )
@@ -58,19 +60,27 @@ def described(info: Any) -> tuple[str, str, str, str]:
     return (info.name, info.distribution, info.version, info.value)
 
 
-def _default_name(infos: Sequence[ProviderInfo], checked: Sequence[_Checked] | None) -> str | None:
-    """The name ``use()`` picks when given none, or ``None`` when it would pick none (or,
-    without ``--check``, cannot tell without importing)."""
-    chosen = os.environ.get(PROVIDER_ENV, "").strip()
-    if chosen:
-        return chosen
-    if checked is None:  # unimported: only a single candidate is known to be the pick
-        names = {info.name for info in infos}
-        return names.pop() if len(names) == 1 else None
+def _choose_default() -> ProviderInfo | UserInteractionError:
+    """The provider ``ask`` and ``use()`` take when none is named, by the same rules
+    (:func:`find_provider`: the environment's choice, else the available provider of
+    highest priority, which imports the providers to rank them), or why there is none."""
+    logger = logging.getLogger("user_interaction")
+    was = logger.disabled
+    logger.disabled = True  # the ranking logs each provider that fails: --check says it
     try:
-        return best_provider(tuple(infos)).name
-    except UserInteractionError:
-        return None
+        return find_provider()
+    except UserInteractionError as error:
+        return error
+    finally:
+        logger.disabled = was
+
+
+def _is(info: ProviderInfo, default: ProviderInfo | UserInteractionError) -> bool:
+    return (
+        isinstance(default, ProviderInfo)
+        and info.name == default.name
+        and info.distribution == default.distribution
+    )
 
 
 class _Checked:
@@ -113,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     """List the providers; with ``--check``, import, rank and build each."""
     infos = UserInteraction().providers()
     checked = [_check(info) for info in infos] if args.check else None
-    default = _default_name(infos, checked)
+    default = _choose_default()
     checks = None if checked is None else [result.error for result in checked]
     if args.json:
         _print_json(infos, default, checked)
@@ -124,15 +134,16 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         _print_table(infos, default, checked)
-    if default is not None and not any(info.name == default for info in infos):
-        say_error(f"{PROVIDER_ENV}={default} names no installed provider")
+    chosen = os.environ.get(PROVIDER_ENV, "").strip()
+    if chosen and isinstance(default, UserInteractionError) and default.code == PROVIDER_NOT_FOUND:
+        say_error(f"{PROVIDER_ENV}={chosen} names no installed provider")
     failed = checks is not None and any(error is not None for error in checks)
     return EXIT_NO_PROVIDER if failed else EXIT_OK
 
 
 def _print_json(
     infos: Sequence[ProviderInfo],
-    default: str | None,
+    default: ProviderInfo | UserInteractionError,
     checked: Sequence[_Checked] | None,
 ) -> None:
     rows: list[dict[str, Any]] = []
@@ -142,7 +153,7 @@ def _print_json(
             "distribution": info.distribution,
             "version": info.version,
             "value": info.value,
-            "default": info.name == default,
+            "default": _is(info, default),
         }
         if checked is not None:
             result = checked[index]
@@ -156,19 +167,23 @@ def _print_json(
             if error is not None:
                 row["error"] = error.to_dict()
         rows.append(row)
-    document = {"group": ENTRY_POINT_GROUP, "default": default, "providers": rows}
+    document: dict[str, Any] = {"group": ENTRY_POINT_GROUP}
+    if isinstance(default, ProviderInfo):
+        document["default"] = default.name
+    else:
+        document["default"] = None
+        document["no_default"] = default.to_dict()
+    document["providers"] = rows
     say(json.dumps(document, indent=2, ensure_ascii=False))
 
 
 def _print_table(
     infos: Sequence[ProviderInfo],
-    default: str | None,
+    default: ProviderInfo | UserInteractionError,
     checked: Sequence[_Checked] | None,
 ) -> None:
     header = ["", "NAME", "DISTRIBUTION", "VERSION", "ENTRY POINT"]
-    rows = [
-        ["*" if info.name == default else "", *map(one_line, described(info))] for info in infos
-    ]
+    rows = [["*" if _is(info, default) else "", *map(one_line, described(info))] for info in infos]
     checks = None if checked is None else [result.error for result in checked]
     if checked is not None:
         # the entry point is in the plain listing: without it the table fits 100 columns
@@ -188,17 +203,19 @@ def _print_table(
                 else "-"
             )
     table(header, rows)
-    if any(info.name == default for info in infos):
-        chosen = os.environ.get(PROVIDER_ENV, "").strip()
+    chosen = os.environ.get(PROVIDER_ENV, "").strip()
+    if isinstance(default, ProviderInfo):
+        name = one_line(default.name)
         if chosen:
             source = f"{PROVIDER_ENV}={one_line(chosen)}"
-        elif checked is not None:
-            source = "the available provider of highest priority"
+        elif len({info.name for info in infos}) == 1:
+            source = f"the only installed provider ({name})"
         else:
-            source = "the only installed provider"
+            source = f"the available provider of highest priority ({name})"
         say(f"\n* default: {source}")
-    elif checked is None and len({info.name for info in infos}) > 1:
-        say("\n(the default is the available provider of highest priority: see --check)")
+    elif not chosen:  # a name the environment gives that is not installed: said on stderr
+        say()
+        say(wrapped(f"no default: {one_line(default.message)}"))
     unavailable = [
         (info, result.ranking)
         for info, result in zip(infos, checked or ())
