@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -12,7 +10,7 @@ import pytest
 
 from user_interaction import AskUserQuestionRequest
 from user_interaction.testing import first_choice, sample_request, wire_question, wire_request
-from user_interaction.testing.driver import read_reports, results
+from user_interaction.testing.driver import read_reports, results, run_plan
 from user_interaction.tool import parse_arguments
 
 
@@ -79,15 +77,7 @@ def drive(tmp_path: Path, plan: dict[str, object]) -> str:
     (tmp_path / "driven_provider.py").write_text(PROVIDER, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
     env.pop("USER_INTERACTION_PROVIDER", None)
-    done = subprocess.run(
-        [sys.executable, "-m", "user_interaction.testing.driver", json.dumps(plan)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    return done.stdout
+    return run_plan(plan, env=env)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the driver handles POSIX signals")

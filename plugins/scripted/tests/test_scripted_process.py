@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-from user_interaction.testing.driver import read_reports
+from user_interaction.testing.driver import read_reports, run_plan
 
 REQUESTS = [
     {
@@ -29,17 +27,9 @@ def run_child(answers: Path) -> list[dict[str, Any]]:
     env = dict(os.environ)
     env["USER_INTERACTION_PROVIDER"] = "scripted"
     env["USER_INTERACTION_ANSWERS"] = str(answers)
-    plan = {"requests": REQUESTS, "messages": True}
-    result = subprocess.run(
-        [sys.executable, "-m", "user_interaction.testing.driver", json.dumps(plan)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
+    out = run_plan({"requests": REQUESTS, "messages": True}, env=env)
     outcomes: list[dict[str, Any]] = []
-    for kind, value in read_reports(result.stdout):
+    for kind, value in read_reports(out):
         if kind == "USE":
             outcomes.append({"use": value["error"], "cause": value["cause"]})
         elif kind == "RESULT":

@@ -26,7 +26,8 @@ or ``RESULT {"index": i, "error": CODE}`` per ask (with ``"message"`` when the p
 last. SIGUSR1
 aborts an ask (or ends a HOLD); SIGUSR2 disposes the provider. POSIX only (signals).
 
-:func:`read_reports` and :func:`results` read that output back in the test.
+:func:`run_plan` runs it through pipes and returns what it printed; :func:`read_reports`
+and :func:`results` read that output back in the test.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from user_interaction._errors import UserInteractionError
 from user_interaction._manager import UserInteraction
 from user_interaction._model import AskUserQuestionRequest
 
-__all__ = ["main", "read_reports", "results"]
+__all__ = ["main", "read_reports", "results", "run_plan"]
 
 # Not anchored at the line's start: on a terminal, escape sequences may come before.
 _REPORT = re.compile(r"\b(USE|RESULT|HOLD|THREADS|STTY|STDIN|DONE) (.*?)\r*$", re.MULTILINE)
@@ -61,6 +62,24 @@ def read_reports(text: str) -> list[tuple[str, Any]]:
 def results(text: str) -> dict[int, dict[str, Any]]:
     """The ``RESULT`` reports in ``text`` by ask index."""
     return {value["index"]: value for kind, value in read_reports(text) if kind == "RESULT"}
+
+
+def run_plan(
+    plan: dict[str, Any], *, env: dict[str, str] | None = None, timeout: float = 120.0
+) -> str:
+    """Run the driver on ``plan`` as a child process with pipes for its streams (stdin
+    empty) and return what it printed; ``env`` is its whole environment (default: this
+    process's). A driver that fails raises :class:`subprocess.CalledProcessError`."""
+    done = subprocess.run(
+        [sys.executable, "-m", "user_interaction.testing.driver", json.dumps(plan)],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=True,
+    )
+    return done.stdout
 
 
 def _load(target: str) -> object:
