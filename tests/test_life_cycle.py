@@ -30,7 +30,7 @@ from user_interaction import (
 )
 from user_interaction.testing import first_choice, sample_request
 
-# -- one contract, whatever the provider kind -----------------------------------------
+# -- one life cycle, whatever the provider kind (docs/semantics.md) -----------------------
 
 
 class Recorder:

@@ -1,4 +1,5 @@
-"""Testing kit: answer questions without a human, and prove a provider honours the contract.
+"""Testing kit: answer questions without a human, and prove a provider keeps the rules of
+the documentation's Semantics page.
 
 * :class:`ScriptedProvider` answers from rules (by question id, by a pattern on the
   question text, or a default) and records every request it saw.
