@@ -10,11 +10,9 @@ figure is the median of ``--rounds`` processes (one warm-up round first, so ever
 cache is written). Needs ``questionary`` in the same environment (``pip install
 questionary``), the core and the ``tui`` and ``stdio`` plugins.
 
-| candidate | baseline | target |
-|---|---|---|
-| ``user-interaction ask --provider tui`` | questionary's ``select`` | <= 1.0x |
-| the API: ``UserInteraction().use("tui")``, ``ask_sync`` | questionary's ``select`` | <= 1.0x |
-| ``user-interaction ask --provider stdio`` | ``python -c "import pluggy, attrs; input()"`` | <= 1.5x |
+Targets: ``user-interaction ask --provider tui`` and the API (``use("tui")``,
+``ask_sync``) at most 1.0x questionary's ``select``; ``user-interaction ask --provider
+stdio`` at most 1.5x ``python -c "import pluggy, attrs; input()"``.
 """
 
 from __future__ import annotations
@@ -113,7 +111,7 @@ def main() -> None:
     rounds = parser.parse_args().rounds
     env = environment()
     times: dict[str, list[float]] = {name: [] for name in COMMANDS}
-    for name, argv in COMMANDS.items():  # warm-up: byte-code caches written
+    for argv in COMMANDS.values():  # warm-up: byte-code caches written
         first_frame(argv, env)
     for _ in range(rounds):
         for name, argv in COMMANDS.items():
