@@ -203,15 +203,18 @@ class Forwarder:
         await asyncio.gather(copy(reader, far_writer), copy(far_reader, writer))
 
     def close(self) -> None:
-        self._server.close()
+        asyncio.run_coroutine_threadsafe(self._shut(), self._loop).result(timeout=30)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join()
-        tasks = asyncio.all_tasks(self._loop)
-        for task in tasks:
-            task.cancel()
-        self._loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
-        self._loop.run_until_complete(self._server.wait_closed())
         self._loop.close()
+
+    async def _shut(self) -> None:
+        self._server.close()
+        others = asyncio.all_tasks() - {asyncio.current_task()}
+        for task in others:
+            task.cancel()
+        await asyncio.gather(*others, return_exceptions=True)
+        await self._server.wait_closed()
 
 
 @pytest.fixture
