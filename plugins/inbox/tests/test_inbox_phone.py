@@ -326,3 +326,29 @@ def test_the_page_over_tls_at_a_phones_size(tls_inbox: Inbox, tmp_path: Path) ->
             context.close()
         finally:
             browser.close()
+
+
+def test_an_http_tunnel_keeping_the_public_name_is_let_in_by_public_url(state: Path) -> None:
+    """An HTTP-level tunnel or balancer (cloudflared, ngrok, a load balancer) forwards the
+    human's Host header, the public name: ``--public-url`` names it, so the Host and
+    Origin checks accept it, and nothing else new."""
+    inbox = Inbox(state, "--public-url", "https://Inbox.Example.com/team/")
+    try:
+        port = port_of(inbox)
+        token = {TOKEN_HEADER: inbox.address.token}
+        for host in ("inbox.example.com", "inbox.example.com:443"):
+            status, _ = exchange(port, host, "GET", "/api/inbox", headers=token)
+            assert status == 200, host
+        status, _ = exchange(
+            port,
+            "inbox.example.com",
+            "POST",
+            "/api/asks",
+            headers={**token, "Origin": "https://inbox.example.com"},
+            body={"request": REQUEST, "agent": "behind a balancer"},
+        )
+        assert status == 200
+        for host in ("example.com", "evil.example", "inbox.example.com.evil.example"):
+            assert exchange(port, host, "GET", "/api/inbox", headers=token)[0] == 421, host
+    finally:
+        inbox.stop()
