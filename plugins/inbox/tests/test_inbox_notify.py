@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import queue
+import re
 import socket
 import subprocess
 import sys
@@ -466,3 +467,15 @@ def test_without_apprise_notify_names_the_extra(state: Path) -> None:
     assert result.returncode == 1, result.stderr
     assert "pip install 'user-interaction-inbox[notify]'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_the_apprise_urls_the_docs_give_are_ones_apprise_knows() -> None:
+    docs = Path(__file__).resolve().parents[3] / "docs"
+    team = (docs / "inbox-team.md").read_text(encoding="utf-8")
+    section = team.split("## Notifications", 1)[1].split("\n## ", 1)[0]
+    urls = re.findall(r"^\| [^|]+ \| `([a-z]+://[^`]+)` \|$", section, re.M)
+    assert len(urls) == 6
+    inbox = (docs / "inbox.md").read_text(encoding="utf-8")
+    urls += re.findall(r"--notify '([^']+)'", inbox)
+    assert len(urls) == 8
+    Notifier(urls)  # NotifyError names the first it does not know
