@@ -183,7 +183,9 @@ def _open(args: argparse.Namespace) -> int:
     if args.browser:
         import webbrowser
 
-        webbrowser.open(address.page)
+        if not webbrowser.open(address.page):
+            _say("found no browser to open (set BROWSER to one); open the address above")
+            return _EXIT_ERROR
     return _EXIT_OK
 
 
