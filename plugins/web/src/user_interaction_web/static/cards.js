@@ -829,7 +829,10 @@ window.UserInteractionCards = (() => {
         return;
       }
       const hadFocus = card.contains(document.activeElement);
-      const next = card.nextElementSibling || card.previousElementSibling;
+      // the focus goes on to the next ask still waiting (else the one before)
+      const waiting = [...cards.values()];
+      const at = waiting.indexOf(card);
+      const next = waiting[at + 1] || waiting[at - 1];
       cards.delete(askId);
       card.remove();
       updateCount();
