@@ -205,7 +205,7 @@ def test_an_answer_the_inbox_refuses_is_said_in_one_line(
     answers.write_text(json.dumps({"answers": {"pkg": "pnpm"}}))
     with UserInteraction() as ui:
         ui.use("scripted", path=str(answers))
-        inbox_cli._attend_one(inbox.address, ui, snapshot, "me", cursor)
+        inbox_cli._attend_one(inbox_cli._Following(inbox.address), ui, snapshot, "me", cursor)
     for thread in threading.enumerate():  # the watcher's held request ends within its wait
         if thread.name == f"inbox-attend-{posted['id']}":
             thread.join(inbox_cli.ATTEND_WAIT + 30)
