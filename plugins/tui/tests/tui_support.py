@@ -106,6 +106,14 @@ class Screen:
                     raise AssertionError(f"never shown: {what}; the screen:\n{shown}")
                 self._lock.wait(min(left, 0.2))
 
+    def cursor_at(self, column: int, row: int, timeout: float = PATIENCE) -> str:
+        """Wait until the terminal's cursor is at ``column``, ``row`` (from 0)."""
+        return self.wait(
+            lambda _: (self._screen.cursor.x, self._screen.cursor.y) == (column, row),
+            f"the cursor at column {column}, row {row}",
+            timeout,
+        )
+
     def shows(self, text: str, timeout: float = PATIENCE) -> str:
         return self.wait(lambda shown: text in shown, repr(text), timeout)
 

@@ -55,6 +55,7 @@ from user_interaction import (
 from user_interaction.extensions import Decision
 
 from ._address import TOKEN_HEADER
+from ._notify import Notifications, Notifier
 from ._store import KeyConflict, State, Store, StoredAsk
 
 __all__ = [
@@ -192,7 +193,12 @@ class InboxServer:
         *,
         retain: float = DEFAULT_RETAIN,
         hosts: Collection[str] = LOOPBACK_NAMES,
+        notifier: Notifier | None = None,
+        public_url: str | None = None,
     ) -> None:
+        """``notifier`` announces each new ask, linking to it under ``public_url`` (where
+        humans reach this server: a tunnel's or a load balancer's address), else under
+        the address it listens on."""
         self.store = store
         self.token = token
         self.retain = retain
@@ -225,6 +231,8 @@ class InboxServer:
         self._run = secrets.token_hex(4)
         self._version = 0
         self._list_event = asyncio.Event()
+        self._public_url = public_url
+        self._notifications = None if notifier is None else Notifications(notifier, store)
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -272,6 +280,10 @@ class InboxServer:
         await asyncio.to_thread(self.store.purge, time.time() - self.retain)
         for ask in await asyncio.to_thread(self.store.pending):
             self._track(ask)
+        # Read before listening: an ask posted from now on is sent by its own post.
+        unnotified: list[StoredAsk] = []
+        if self._notifications is not None:
+            unnotified = await asyncio.to_thread(self.store.unnotified)
         self._schedule_purge()
         # handler_cancellation: an agent that hangs up stops waiting at once, so an unkeyed
         # ask's 30 s without its agent start then.
@@ -286,6 +298,10 @@ class InboxServer:
         scheme = "https" if ssl_context is not None else "http"
         name = f"[{host}]" if ":" in host else host
         self.base = f"{scheme}://{name}:{bound}"
+        if self._notifications is not None:
+            self._notifications.start(
+                self._public_url or self.base, self._live.__contains__, unnotified
+            )
 
     async def close(self) -> None:
         """Stop listening; pending asks stay pending in the store."""
@@ -301,6 +317,8 @@ class InboxServer:
             stream.put_nowait(None)
         if self._runner is not None:
             await self._runner.cleanup()
+        if self._notifications is not None:
+            await self._notifications.close()
         if self._tasks:
             await asyncio.wait(self._tasks, timeout=5.0)
 
@@ -568,10 +586,12 @@ class InboxServer:
         self._adding.append((fresh, added))
         if self._adder is None or self._adder.done():
             self._adder = self._spawn(self._add_queued())
-        ask, _joined = await added
+        ask, joined = await added
         if ask.state == "pending":
             live = self._track(ask)
             live.waiters.setdefault(waiter, _Waiter()).seen = time.monotonic()
+            if not joined and self._notifications is not None:
+                self._notifications.new(ask)  # a task: the agent never waits for it
         return ask
 
     async def _get(self, request: web.Request) -> web.Response:

@@ -90,6 +90,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--new-token", action="store_true", help="replace the token kept in inbox.token"
     )
     serve.add_argument(
+        "--notify",
+        action="append",
+        metavar="URL",
+        help="announce each new ask to this Apprise URL (repeatable; default: the "
+        "whitespace-separated URLs of USER_INTERACTION_INBOX_NOTIFY; needs the notify extra)",
+    )
+    serve.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="where humans reach this server, for the links in notifications (a tunnel's or "
+        "a load balancer's https://HOST[:PORT]; default: the address it listens on)",
+    )
+    serve.add_argument(
         "--retain",
         type=seconds,
         default=7 * 24 * 3600.0,
@@ -172,7 +185,9 @@ def _open(args: argparse.Namespace) -> int:
     if args.browser:
         import webbrowser
 
-        webbrowser.open(address.page)
+        if not webbrowser.open(address.page):
+            _say("found no browser to open (set BROWSER to one); open the address above")
+            return _EXIT_ERROR
     return _EXIT_OK
 
 
