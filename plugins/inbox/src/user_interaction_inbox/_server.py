@@ -5,6 +5,12 @@ the pending asks, settle one), behind the web provider's guards.
 The store is the truth: a state change is committed before it is acknowledged. In memory
 the server keeps, per pending ask, what the store need not: the requests waiting on it,
 its expiry timer, and the timer withdrawing an unkeyed ask whose agent went away.
+
+Several servers may share one store (PostgreSQL): each hears of the others' changes
+through :meth:`InboxServer.changed`, the one place where a change seen in the store
+reaches this server's waiters and lists. Every server arms the expiry of every pending ask
+(the first to settle it wins); only a server the ask's agent talks to withdraws an unkeyed
+ask whose agent went away.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import contextlib
 import secrets
 import ssl
 import time
-from collections.abc import Collection, Coroutine
+from collections.abc import Awaitable, Callable, Collection, Coroutine
 from typing import Any, Final, TypeVar
 
 import attrs
@@ -42,7 +48,7 @@ from user_interaction import (
 from user_interaction.extensions import Decision
 
 from ._address import TOKEN_HEADER
-from ._store import KeyConflict, State, Store, StoredAsk
+from ._store import KeyConflict, State, Store, StoredAsk, StoreUnavailable
 
 __all__ = ["ABANDONED_AFTER", "DEFAULT_RETAIN", "MAX_WAIT", "InboxServer", "status_of"]
 
@@ -53,9 +59,12 @@ DEFAULT_RETAIN: Final = 7 * 24 * 3600.0
 #: The longest a wait request is held (``?wait=``), in seconds.
 MAX_WAIT: Final = 60.0
 _PURGE_EVERY: Final = 3600.0
+#: Seconds before a timer's change is tried again when the store was unreachable.
+_RETRY_AFTER: Final = 1.0
 #: 9999-12-31 in Unix time: a deadline past it (``timeout=1e300``) is none.
 _LAST_DATE: Final = 253402300799.0
 T = TypeVar("T")
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 #: The longest decision name the API takes (it travels in the URL's query).
 _MAX_NAME: Final = 1000
 _SETTLE_ACTIONS: Final[dict[str, State]] = {
@@ -153,6 +162,8 @@ class InboxServer:
         self._run = secrets.token_hex(4)
         self._version = 0
         self._changed = asyncio.Event()
+        self._synced = asyncio.Event()
+        self._watch: asyncio.Task[None] | None = None
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -160,7 +171,10 @@ class InboxServer:
         """The aiohttp application (its routes and guards)."""
         app = web.Application(
             client_max_size=MAX_BODY,
-            middlewares=[guard(_token_of, self.token, hosts=self.hosts, origin_required=False)],
+            middlewares=[
+                guard(_token_of, self.token, hosts=self.hosts, origin_required=False),
+                _unavailable,
+            ],
         )
         app.router.add_get("/", self._home)
         app.router.add_get("/api/inbox", self._hello)
@@ -178,11 +192,20 @@ class InboxServer:
         return app
 
     async def start(self, host: str, port: int, ssl_context: ssl.SSLContext | None = None) -> None:
-        """Load the pending asks (arming their timers: the agents of unkeyed ones have
-        :data:`ABANDONED_AFTER` seconds to come back), then listen on ``host:port``."""
+        """Load the pending asks and follow the store's changes (arming the asks' timers:
+        with a store of its own, the agents of unkeyed asks have :data:`ABANDONED_AFTER`
+        seconds to come back), then listen on ``host:port``."""
         await asyncio.to_thread(self.store.purge, time.time() - self.retain)
-        for ask in await asyncio.to_thread(self.store.pending):
-            self._track(ask)
+        self._watch = asyncio.ensure_future(self.store.watch(self.changed))
+        synced = asyncio.ensure_future(self._synced.wait())
+        await asyncio.wait([self._watch, synced], return_when=asyncio.FIRST_COMPLETED)
+        synced.cancel()
+        if self._watch.done():
+            self._watch.result()  # a store that failed at once says why
+        if not self.store.shared:
+            for live in self._live.values():
+                if live.ask.key is None:
+                    self._abandon_later(live)
         self._schedule_purge()
         # handler_cancellation: an agent that hangs up stops waiting at once, so an unkeyed
         # ask's 30 s without its agent start then.
@@ -201,6 +224,10 @@ class InboxServer:
         """Stop listening; pending asks stay pending in the store."""
         if self._purge is not None:
             self._purge.cancel()
+        if self._watch is not None:
+            self._watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watch
         for live in self._live.values():
             live.stop_timers()
             if not live.done.done():
@@ -236,12 +263,40 @@ class InboxServer:
         self._changed.set()
         self._changed = asyncio.Event()
 
+    async def changed(self, ask_id: str | None) -> None:
+        """The store saw ask ``ask_id`` change (any server's doing, this one's included):
+        read it again and bring this server's view up to date, waking its waiters and
+        lists. ``None``: changes may have been missed (the store was just followed, or
+        followed again after an outage); read every pending ask again."""
+        if ask_id is not None:
+            self._refresh(ask_id, await asyncio.to_thread(self.store.get, ask_id))
+            return
+        stored = await asyncio.to_thread(self.store.pending)
+        for ask in stored:
+            self._refresh(ask.id, ask)
+        still = {ask.id for ask in stored}
+        for other in [known for known in self._live if known not in still]:
+            self._refresh(other, await asyncio.to_thread(self.store.get, other))
+        self._synced.set()
+
+    def _refresh(self, ask_id: str, ask: StoredAsk | None) -> None:
+        """Make this server's view of ``ask_id`` what the store holds: ``ask``."""
+        live = self._live.get(ask_id)
+        if ask is not None and ask.state == "pending":
+            if live is None or live.ask != ask:
+                self._track(ask)
+        elif live is not None and ask is not None:
+            self._finish(live, ask)
+        elif live is not None:  # the store forgot it: its waiters find a 404 when they ask
+            live.stop_timers()
+            del self._live[ask_id]
+            self._list_changed()
+            live.done.cancel()
+
     def _track(self, ask: StoredAsk) -> _Live:
         live = self._live.get(ask.id)
         if live is None:
             live = self._live[ask.id] = _Live(ask)
-            if ask.key is None:
-                self._abandon_later(live)
         live.ask = ask
         self._arm_expiry(live)
         self._list_changed()
@@ -272,7 +327,17 @@ class InboxServer:
             "expired": ("The ask's deadline passed in the inbox.", ASK_TIMEOUT),
             "withdrawn": ("The ask was withdrawn from the inbox.", ASK_ABORTED),
         }[state]
-        await self._commit(live, state, None, {"message": message[0], "code": message[1]}, by)
+        try:
+            await self._commit(live, state, None, {"message": message[0], "code": message[1]}, by)
+        except StoreUnavailable:  # reported by the store; try again while the ask is here
+            if self._live.get(live.ask.id) is live:
+                handle = asyncio.get_running_loop().call_later(
+                    _RETRY_AFTER, lambda: self._spawn(self._end(live, state, by))
+                )
+                if state == "expired":
+                    live.expiry = handle
+                else:
+                    live.abandoned = handle
 
     async def _commit(
         self,
@@ -301,7 +366,8 @@ class InboxServer:
         won = await asyncio.to_thread(
             self.store.settle, live.ask.id, state, answer=answer, error=error_data, by=by, at=at
         )
-        if not won:
+        if not won:  # settled first elsewhere: take the store's word for what it is now
+            self._refresh(live.ask.id, await asyncio.to_thread(self.store.get, live.ask.id))
             return None
         settled = attrs.evolve(
             live.ask, state=state, answer=answer, error=error_data, settled_by=by, settled=at
@@ -325,6 +391,9 @@ class InboxServer:
         ask = await asyncio.to_thread(self.store.get, ask_id)
         if ask is None:
             raise Refused(404, f"No ask {ask_id!r} in this inbox.")
+        if ask.state == "pending":  # another server's, not heard of yet: follow it now
+            live = self._live.get(ask_id) or self._track(ask)
+            return live, live.ask
         return None, ask
 
     async def _add_queued(self) -> None:
@@ -405,6 +474,8 @@ class InboxServer:
         if ask.state == "pending":
             live = self._track(ask)
             live.waiters.setdefault(waiter, _Waiter()).seen = time.monotonic()
+            if ask.key is None and live.abandoned is None and not live.holding():
+                self._abandon_later(live)  # its agent has this long to start waiting
         return ask
 
     async def _get(self, request: web.Request) -> web.Response:
@@ -577,6 +648,20 @@ def _decision_name(request: web.Request) -> str:
     if not name.strip() or len(name) > _MAX_NAME:
         raise Refused(400, f"name: expected non-blank text of at most {_MAX_NAME} characters")
     return name  # bytes that are not UTF-8 arrive replaced (U+FFFD), never as surrogates
+
+
+@web.middleware
+async def _unavailable(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """503 while the store is unreachable (the store reports the outage once; agents
+    try again)."""
+    try:
+        return await handler(request)
+    except StoreUnavailable:
+        return web.json_response(
+            {"error": "The inbox's store is unreachable; try again.", "code": "UNAVAILABLE"},
+            status=503,
+            headers={"Retry-After": "1"},
+        )
 
 
 def _token_of(request: web.Request) -> str:
