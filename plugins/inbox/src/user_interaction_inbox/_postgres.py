@@ -334,9 +334,9 @@ class PostgresStore:
                 )
                 async with connection:
                     await connection.execute(f"LISTEN {CHANNEL}")
-                    await changed(None)
                     self._outage.back()
                     failures = 0
+                    await changed(None)
                     async for notice in connection.notifies():
                         await changed(notice.payload)
             except (psycopg.OperationalError, StoreUnavailable) as exc:
