@@ -7,11 +7,16 @@ import importlib.util
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 if importlib.util.find_spec("user_interaction_inbox") is not None:
     from inbox_support import Inbox
+    from page_support import launch
+
+    if TYPE_CHECKING:
+        from playwright.sync_api import Browser
 
     @pytest.fixture
     def state() -> Path:
@@ -23,3 +28,7 @@ if importlib.util.find_spec("user_interaction_inbox") is not None:
         server = Inbox(state)
         yield server
         server.stop()
+
+    @pytest.fixture(scope="module")  # not longer: sync Playwright keeps a loop running
+    def browser() -> Iterator[Browser]:
+        yield from launch()
