@@ -237,8 +237,6 @@ class Ask:
     def _start_thread(self, registration: Registration, request: AskUserQuestionRequest) -> None:
         import contextvars
 
-        from ._runtime import WORKERS
-
         loop = self._loop
         assert loop is not None
         call = registration.call
@@ -261,7 +259,7 @@ class Ask:
 
             return hand_back
 
-        WORKERS.submit(job)
+        registration.workers.submit(job)
 
     def _thread_done(self, outcome: Outcome) -> None:
         ok, value = outcome
