@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from core_support import make_request
 from distfactory import make_dist
 
 from user_interaction import (
@@ -21,6 +20,7 @@ from user_interaction import (
     UserInteractionError,
 )
 from user_interaction.cli import main
+from user_interaction.testing import sample_request
 
 RANKED = """
 from user_interaction import AskUserQuestionAnswer, AskUserQuestionAnswerItem
@@ -83,7 +83,7 @@ def ranked(
 
 
 def answered_by(ui: UserInteraction) -> str | None:
-    return asyncio.run(ui.ask(make_request())).answers[0].custom
+    return asyncio.run(ui.ask(sample_request())).answers[0].custom
 
 
 def test_the_available_provider_of_highest_priority_is_used(site: Path) -> None:

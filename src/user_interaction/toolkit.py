@@ -11,7 +11,7 @@ use — and lists what was allowed with :func:`quoted`.
 Disposal needs no helper: the manager fires each pending ask's ``request.signal`` with
 ``PROVIDER_DISPOSED`` before it calls ``dispose()``, so a provider that waits through
 ``request.signal.race(...)`` ends its asks without keeping a set of them (see "The life
-cycle of an ask" in the semantics).
+cycle of an ask" on the documentation's Semantics page).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 import pytest
-from acp_support import RecordingAgent, in_process, prompt_text, question, run
+from acp_support import RecordingAgent, in_process, prompt_text, run
 from user_interaction_acp import AcpProvider
 
 from user_interaction import (
@@ -18,6 +18,7 @@ from user_interaction import (
     UserInteraction,
     UserInteractionError,
 )
+from user_interaction.testing import wire_question as question
 
 PKG = question(
     "pkg",

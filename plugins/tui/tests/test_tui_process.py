@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from tui_support import DRIVER, PATIENCE, Session, answers, question, request
+from tui_support import DRIVER, PATIENCE, Session, answers, question, request, tui_plan
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX pseudo-terminals")
 
@@ -323,10 +323,10 @@ def test_prompt_toolkit_is_imported_on_the_first_ask_only() -> None:
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_in_tmux() -> None:
-    plan = json.dumps({"requests": [request(LINT)]})
+    plan = json.dumps(tui_plan({"requests": [request(LINT)]}))
     socket = f"ui-tui-{os.getpid()}"
     tmux = ["tmux", "-L", socket, "-f", "/dev/null"]
-    command = f"{shlex.quote(sys.executable)} {shlex.quote(DRIVER)} {shlex.quote(plan)}; sleep 600"
+    command = " ".join(map(shlex.quote, [sys.executable, *DRIVER, plan])) + "; sleep 600"
     env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "USER_INTERACTION_PROVIDER")}
     env["TERM"] = "xterm-256color"
     subprocess.run(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
@@ -115,12 +116,16 @@ class Notifier:
         self.timeout = timeout
         self._apprise: apprise.Apprise = apprise.Apprise()
         self._format: Any = apprise.NotifyFormat.TEXT
-        for url in urls:
-            if not self._apprise.add(url):
-                raise NotifyError(
-                    f"--notify {_shown(url)}: not a notification URL Apprise knows "
-                    "(an unknown service, or a malformed address)"
-                )
+        with warnings.catch_warnings():
+            # The first add() loads every Apprise service; its e-mail one imports imghdr,
+            # which warns on Python 3.11-3.12: nothing our users can act on.
+            warnings.filterwarnings("ignore", "'imghdr' is deprecated", DeprecationWarning)
+            for url in urls:
+                if not self._apprise.add(url):
+                    raise NotifyError(
+                        f"--notify {_shown(url)}: not a notification URL Apprise knows "
+                        "(an unknown service, or a malformed address)"
+                    )
 
     async def send(self, title: str, body: str) -> str | None:
         """Send one message to every service; ``None`` once they all accepted it, else
