@@ -10,14 +10,6 @@ from typing import Callable
 
 import pytest
 
-from user_interaction import (
-    AskUserQuestionAnswer,
-    AskUserQuestionAnswerItem,
-    AskUserQuestionItem,
-    AskUserQuestionOption,
-    AskUserQuestionRequest,
-)
-
 #: Why a test needing the fixture distributions (``tests/fixtures/dists``) is skipped.
 FIXTURES_MISSING = (
     "the fixture distributions are not installed (tox installs them; in a venv: pip "
@@ -28,28 +20,6 @@ FIXTURES_MISSING = (
 needs_fixture_extensions = pytest.mark.skipif(
     importlib.util.find_spec("ui_fixture_ext_good") is None, reason=FIXTURES_MISSING
 )
-
-
-def make_request(*ids: str, multi: bool = False, **kwargs: object) -> AskUserQuestionRequest:
-    """A request with one two-option question per id (default: one question, "pkg")."""
-    return AskUserQuestionRequest(
-        [
-            AskUserQuestionItem(
-                id,
-                f"Question {id}?",
-                options=[AskUserQuestionOption("pnpm", "fast"), AskUserQuestionOption("npm")],
-                multi_select=multi,
-            )
-            for id in (ids or ("pkg",))
-        ],
-        **kwargs,  # type: ignore[arg-type]
-    )
-
-
-def first_choice(request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
-    return AskUserQuestionAnswer(
-        [AskUserQuestionAnswerItem(item.id, [item.options[0].label]) for item in request.questions]
-    )
 
 
 #: How long a test waits for something that happens at once on an idle machine: only a

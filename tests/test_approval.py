@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,18 +20,6 @@ from user_interaction import (
 from user_interaction.testing import OMIT, SKIP, ScriptedProvider, custom, reject
 
 YES_NO = (AskUserQuestionOption("Yes"), AskUserQuestionOption("No"))
-
-
-@pytest.fixture
-def scripted() -> ScriptedProvider:
-    return ScriptedProvider()
-
-
-@pytest.fixture
-def ui(scripted: ScriptedProvider) -> Iterator[UserInteraction]:
-    with UserInteraction() as context:
-        context.register_provider(scripted)
-        yield context
 
 
 def asked(provider: ScriptedProvider) -> AskUserQuestionItem:

@@ -12,7 +12,6 @@ import stat
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -40,18 +39,6 @@ REMEMBERING = (
     AskUserQuestionOption("Always allow"),
     AskUserQuestionOption("Always deny"),
 )
-
-
-@pytest.fixture
-def scripted() -> ScriptedProvider:
-    return ScriptedProvider()
-
-
-@pytest.fixture
-def ui(scripted: ScriptedProvider) -> Iterator[UserInteraction]:
-    with UserInteraction() as context:
-        context.register_provider(scripted)
-        yield context
 
 
 @pytest.fixture

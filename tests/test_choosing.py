@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from core_support import make_request
 from distfactory import make_dist
 
 from user_interaction import (
@@ -21,6 +20,7 @@ from user_interaction import (
     UserInteractionError,
 )
 from user_interaction.cli import main
+from user_interaction.testing import sample_request
 
 RANKED = """
 from user_interaction import AskUserQuestionAnswer, AskUserQuestionAnswerItem
@@ -83,7 +83,7 @@ def ranked(
 
 
 def answered_by(ui: UserInteraction) -> str | None:
-    return asyncio.run(ui.ask(make_request())).answers[0].custom
+    return asyncio.run(ui.ask(sample_request())).answers[0].custom
 
 
 def test_the_available_provider_of_highest_priority_is_used(site: Path) -> None:
@@ -234,3 +234,38 @@ def test_find_provider_can_leave_providers_out(site: Path, monkeypatch: pytest.M
     monkeypatch.setenv(PROVIDER_ENV, "stdio")
     assert find_provider(exclude={"inbox"}).name == "stdio"
     assert find_provider("inbox", exclude={"inbox"}).name == "inbox"  # a name is a name
+
+
+def test_plain_providers_names_the_default(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Without --check too: the one `ask` and `use()` take when none is named."""
+    ranked(site, "low", 5)
+    ranked(site, "high", 20)
+    ranked(site, "asleep", 99, available=False)
+    assert main(["providers"]) == 0
+    out = capsys.readouterr().out
+    marked = [line.split()[1] for line in out.splitlines() if line.startswith("* ")]
+    assert marked == ["high", "default:"]
+    assert "* default: the available provider of highest priority (high)" in out
+    assert main(["providers", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["default"] == "high"
+    assert [row["name"] for row in document["providers"] if row["default"]] == ["high"]
+    with UserInteraction() as ui:
+        ui.use()
+        assert answered_by(ui) == "high"
+
+
+def test_plain_providers_says_why_there_is_no_default(
+    site: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ranked(site, "left", 10)
+    ranked(site, "right", 10)
+    assert main(["providers"]) == 0
+    out = capsys.readouterr().out
+    assert not [line for line in out.splitlines() if line.startswith("*")]
+    assert "no default: No provider chosen: 'left' and 'right' tie at priority 10" in out
+    assert main(["providers", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["default"] is None
+    assert document["no_default"]["code"] == PROVIDER_NOT_FOUND
+    assert not any(row["default"] for row in document["providers"])

@@ -11,7 +11,7 @@ from cli_support import run
 from distfactory import make_dist
 
 from user_interaction import cli
-from user_interaction._cli_commands import COMMAND_GROUP
+from user_interaction.cli._commands import COMMAND_GROUP
 
 # A command written three ways: a module with the two functions, a ready object, a class.
 GREET = """
@@ -121,7 +121,7 @@ def test_our_own_missing_commands_say_how_to_install_them(
 ) -> None:
     """Both of our own distributions' commands, as a machine without them sees them (the
     py39 env has neither; elsewhere they are hidden from discovery)."""
-    monkeypatch.setattr(cli, "installed_commands", dict)
+    monkeypatch.setattr(cli._commands, "installed_commands", dict)
     for name, distribution, folder in [
         ("mcp-server", "user-interaction-mcp", "plugins/mcp"),
         ("inbox", "user-interaction-inbox", "plugins/inbox"),

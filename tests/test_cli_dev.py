@@ -268,7 +268,7 @@ def test_dev_watches_extra_paths(tmp_path: Path) -> None:
 def test_the_watcher_outlives_a_failing_callback(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    from user_interaction._cli_watch import Watcher
+    from user_interaction.cli._watch import Watcher
 
     watched = write(tmp_path / "watched.txt", "1")
     failed = threading.Event()
@@ -293,7 +293,7 @@ def test_the_watcher_outlives_a_failing_callback(
 
 
 def have_watchfiles() -> bool:
-    from user_interaction._cli_watch import have_watchfiles as have
+    from user_interaction.cli._watch import have_watchfiles as have
 
     return have()
 
@@ -646,6 +646,6 @@ def test_dev_ignores_the_temporary_files_of_editors_and_tools(tmp_path: Path, wa
     ],
 )  # fmt: skip
 def test_which_names_are_temporary_files(name: str, is_ignored: bool) -> None:
-    from user_interaction._cli_watch import ignored
+    from user_interaction.cli._watch import ignored
 
     assert ignored(name) is is_ignored

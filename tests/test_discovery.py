@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import pytest
-from core_support import make_request
 from distfactory import PROVIDER_SOURCE, make_dist
 
 from user_interaction import (
@@ -22,6 +21,7 @@ from user_interaction import (
     UserInteraction,
     UserInteractionError,
 )
+from user_interaction.testing import sample_request
 
 
 @pytest.fixture
@@ -66,7 +66,7 @@ def test_listing_reports_name_value_distribution_version(ui: UserInteraction, si
 def test_use_without_a_name_takes_the_only_provider(ui: UserInteraction, site: Path) -> None:
     fake(site, "fake-alpha", "alpha", "fake_alpha", "2.5")
     ui.use()
-    answer = asyncio.run(ui.ask(make_request()))
+    answer = asyncio.run(ui.ask(sample_request()))
     assert answer.answers[0].custom == "2.5"
 
 
@@ -94,7 +94,7 @@ def test_environment_variable_selects(
     fake(site, "fake-beta", "beta", "fake_beta", "2")
     monkeypatch.setenv(PROVIDER_ENV, "beta")
     ui.use()
-    assert asyncio.run(ui.ask(make_request())).answers[0].custom == "2"
+    assert asyncio.run(ui.ask(sample_request())).answers[0].custom == "2"
     assert "fake_alpha" not in sys.modules  # only the selected provider was imported
 
 
@@ -279,7 +279,7 @@ def test_real_twins_are_ambiguous(ui: UserInteraction) -> None:
 )
 def test_real_provider_forms(ui: UserInteraction, name: str) -> None:
     ui.use(name)
-    answer = asyncio.run(ui.ask(make_request()))
+    answer = asyncio.run(ui.ask(sample_request()))
     expected = [] if name == "fixture-module" else ["pnpm"]
     assert [a.selected for a in answer.answers] == ([] if not expected else [tuple(expected)])
 

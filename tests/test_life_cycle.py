@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from core_support import first_choice, make_request, until, wait_until
+from core_support import until, wait_until
 
 from user_interaction import (
     ASK_ABORTED,
@@ -28,8 +28,9 @@ from user_interaction import (
     UserInteraction,
     UserInteractionError,
 )
+from user_interaction.testing import first_choice, sample_request
 
-# -- one contract, whatever the provider kind -----------------------------------------
+# -- one life cycle, whatever the provider kind (docs/semantics.md) -----------------------
 
 
 class Recorder:
@@ -56,7 +57,7 @@ def test_disposal_fires_the_providers_own_signal_on_every_path(mode: str) -> Non
     ui.register_provider(provider)
 
     async def main() -> None:
-        request = make_request(signal=AbortController().signal if mode == "signal" else None)
+        request = sample_request(signal=AbortController().signal if mode == "signal" else None)
         task = asyncio.ensure_future(ui.ask(request, timeout=30 if mode == "timeout" else None))
         await until(lambda: provider.signals, "the provider has the ask")
         ui.close()
@@ -77,7 +78,7 @@ def test_the_callers_cancellation_fires_the_providers_signal() -> None:
         ui.register_provider(provider)
 
         async def main() -> None:
-            task = asyncio.ensure_future(ui.ask(make_request()))
+            task = asyncio.ensure_future(ui.ask(sample_request()))
             await until(lambda: provider.signals, "the provider has the ask")
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
@@ -127,7 +128,7 @@ def test_an_awaitable_from_a_plain_def_takes_the_serial_queue() -> None:
         ui.register_provider(provider)
 
         async def main() -> None:
-            await asyncio.gather(*(ui.ask(make_request(f"q{n}")) for n in range(5)))
+            await asyncio.gather(*(ui.ask(sample_request(f"q{n}")) for n in range(5)))
 
         asyncio.run(main())
     assert provider.most == 1
@@ -141,7 +142,7 @@ def test_an_awaitable_from_a_plain_def_is_timed_out_and_cancelled() -> None:
 
         async def main() -> None:
             with pytest.raises(UserInteractionError) as info:
-                await ui.ask(make_request(), timeout=0.05)
+                await ui.ask(sample_request(), timeout=0.05)
             assert info.value.code == ASK_TIMEOUT
             await asyncio.sleep(0)
             assert asyncio.all_tasks() == {asyncio.current_task()}
@@ -157,7 +158,7 @@ def test_an_awaitable_from_a_plain_def_is_aborted() -> None:
         controller = AbortController()
 
         async def main() -> None:
-            task = asyncio.ensure_future(ui.ask(make_request(signal=controller.signal)))
+            task = asyncio.ensure_future(ui.ask(sample_request(signal=controller.signal)))
             await until(lambda: provider.running, "the awaitable runs")
             controller.abort()
             with pytest.raises(UserInteractionError) as info:
@@ -171,7 +172,7 @@ def test_an_awaitable_from_a_plain_def_has_its_errors_mapped() -> None:
     with UserInteraction() as ui:
         ui.register_provider(ReturnsAwaitable(fail=True))
         with pytest.raises(UserInteractionError) as info:
-            asyncio.run(ui.ask(make_request()))
+            asyncio.run(ui.ask(sample_request()))
     assert info.value.code == PROVIDER_FAILED
     assert isinstance(info.value.__cause__, ValueError)
 
@@ -188,7 +189,7 @@ def test_close_ends_ask_sync_on_an_awaitable_from_a_plain_def_with_disposed() ->
     closer = threading.Thread(target=close_once_asked)
     closer.start()
     with pytest.raises(UserInteractionError) as info:
-        ui.ask_sync(make_request())
+        ui.ask_sync(sample_request())
     closer.join()
     assert info.value.code == PROVIDER_DISPOSED
 
@@ -220,12 +221,12 @@ def test_anything_a_provider_raises_is_provider_failed(kind: type, exc: BaseExce
 
         async def main() -> None:
             with pytest.raises(UserInteractionError) as info:
-                await asyncio.wait_for(ui.ask(make_request()), 5)  # never hangs
+                await asyncio.wait_for(ui.ask(sample_request()), 5)  # never hangs
             assert info.value.code == PROVIDER_FAILED
 
         asyncio.run(main())
         with pytest.raises(UserInteractionError) as info:
-            ui.ask_sync(make_request(), timeout=5)
+            ui.ask_sync(sample_request(), timeout=5)
         assert info.value.code == PROVIDER_FAILED
 
 
@@ -237,9 +238,9 @@ def test_keyboard_interrupt_reaches_ask_sync_and_the_manager_survives(
     with UserInteraction() as ui:
         ui.register_provider(kind(exc_type()))
         with pytest.raises(exc_type):
-            ui.ask_sync(make_request(), timeout=5)
+            ui.ask_sync(sample_request(), timeout=5)
         ui.swap(_Answers())
-        assert ui.ask_sync(make_request(), timeout=5) == first_choice(make_request())
+        assert ui.ask_sync(sample_request(), timeout=5) == first_choice(sample_request())
 
 
 class _Answers:
@@ -272,7 +273,7 @@ def test_close_with_ten_thousand_pending_asks_leaves_no_provider_task() -> None:
     count = 10_000
 
     async def main() -> None:
-        tasks = [asyncio.ensure_future(ui.ask(make_request())) for _ in range(count)]
+        tasks = [asyncio.ensure_future(ui.ask(sample_request())) for _ in range(count)]
         while provider.started < count:
             await asyncio.sleep(0.01)
         ui.close()
@@ -291,7 +292,7 @@ def test_timed_out_asks_leave_no_provider_task() -> None:
 
         async def main() -> None:
             results = await asyncio.gather(
-                *(ui.ask(make_request(), timeout=0.05) for _ in range(200)),
+                *(ui.ask(sample_request(), timeout=0.05) for _ in range(200)),
                 return_exceptions=True,
             )
             assert {getattr(r, "code", r) for r in results} == {ASK_TIMEOUT}
@@ -333,7 +334,7 @@ def test_a_late_failure_of_a_sync_provider_is_consumed_quietly() -> None:
 
             loop.call_soon_threadsafe = watched  # type: ignore[method-assign]
             with pytest.raises(UserInteractionError):
-                await ui.ask(make_request(), timeout=0.02)
+                await ui.ask(sample_request(), timeout=0.02)
             release.set()
             await asyncio.wait_for(arrived.wait(), 30)  # the late exception was handled
             gc.collect()
@@ -356,11 +357,11 @@ def test_sync_providers_run_on_reused_threads() -> None:
 
         async def main() -> None:
             for _ in range(50):
-                await ui.ask(make_request())
+                await ui.ask(sample_request())
 
         asyncio.run(main())
         for _ in range(50):
-            ui.ask_sync(make_request())
+            ui.ask_sync(sample_request())
     assert len(threads) == 1
     assert threading.get_ident() not in threads
 
@@ -378,9 +379,9 @@ def test_a_blocked_sync_provider_does_not_hold_up_others() -> None:
         ui.register_provider(Blocking())
 
         async def main() -> None:
-            stuck = asyncio.ensure_future(ui.ask(make_request("stuck")))
+            stuck = asyncio.ensure_future(ui.ask(sample_request("stuck")))
             # another worker serves it: at once, not after the stuck one's minute
-            await asyncio.wait_for(ui.ask(make_request("free")), 30)
+            await asyncio.wait_for(ui.ask(sample_request("free")), 30)
             release.set()
             await stuck
 
@@ -406,7 +407,7 @@ class Gated:
 async def _answer_and_close_in_one_tick(ui: UserInteraction, provider: Gated) -> str:
     async def caller() -> str:
         try:
-            await ui.ask(make_request())
+            await ui.ask(sample_request())
         except UserInteractionError as error:
             return error.code
         for _ in range(5):  # the caller goes on awaiting after ask() returned
@@ -462,7 +463,7 @@ def test_ask_sync_on_a_daemon_thread_at_exit_is_provider_disposed() -> None:
 
     def worker() -> None:
         try:
-            ui.ask_sync(make_request())
+            ui.ask_sync(sample_request())
         except BaseException as exc:
             outcome.append(exc)
 
@@ -538,7 +539,7 @@ def test_the_caller_is_answered_after_the_providers_task_has_unwound() -> None:
 
         async def main() -> None:
             with pytest.raises(UserInteractionError) as info:
-                await ui.ask(make_request(), timeout=0.05)
+                await ui.ask(sample_request(), timeout=0.05)
             assert info.value.code == ASK_TIMEOUT
             assert restored == [True]  # before the caller resumed
             assert asyncio.all_tasks() == {asyncio.current_task()}
@@ -563,7 +564,7 @@ def test_a_provider_swallowing_its_cancellation_still_loses_to_the_timeout() -> 
             loop = asyncio.get_running_loop()
             started = loop.time()
             with pytest.raises(UserInteractionError) as info:
-                await ui.ask(make_request(), timeout=0.05)
+                await ui.ask(sample_request(), timeout=0.05)
             assert info.value.code == ASK_TIMEOUT
             assert loop.time() - started < 4  # released after the grace, not its 5 s
 

@@ -6,7 +6,6 @@ import time
 from typing import Any
 
 import pytest
-from core_support import first_choice, make_request
 
 from user_interaction import (
     ASK_ABORTED,
@@ -26,6 +25,7 @@ from user_interaction import (
     UserInteractionError,
     hookimpl,
 )
+from user_interaction.testing import first_choice, sample_request
 
 # "promptly": far below the provider's own delays (30 s or more), generous on a busy machine
 PROMPT = 10.0
@@ -117,12 +117,12 @@ def test_register_activates_and_disposer_deactivates(ui: UserInteraction) -> Non
     disposer = ui.register_provider(provider)
     assert isinstance(disposer, Disposer)
     assert ui.provider is provider
-    assert run(ui.ask(make_request())) == first_choice(make_request())
+    assert run(ui.ask(sample_request())) == first_choice(sample_request())
     disposer()
     disposer()  # idempotent
     assert ui.provider is None
     assert provider.disposed == 1
-    assert code_of(ui.ask(make_request())) == NO_PROVIDER
+    assert code_of(ui.ask(sample_request())) == NO_PROVIDER
 
 
 def test_disposer_is_a_context_manager(ui: UserInteraction) -> None:
@@ -230,7 +230,7 @@ def test_hookimpl_marked_provider(ui: UserInteraction) -> None:
             return first_choice(request)
 
     ui.register_provider(Marked())
-    assert run(ui.ask(make_request())) == first_choice(make_request())
+    assert run(ui.ask(sample_request())) == first_choice(sample_request())
 
 
 def test_a_module_can_be_a_provider(ui: UserInteraction) -> None:
@@ -239,7 +239,7 @@ def test_a_module_can_be_a_provider(ui: UserInteraction) -> None:
     module = types.ModuleType("inline_provider")
     module.ask = first_choice  # type: ignore[attr-defined]
     ui.register_provider(module, name="inline")
-    assert run(ui.ask(make_request("a", "b"))) == first_choice(make_request("a", "b"))
+    assert run(ui.ask(sample_request("a", "b"))) == first_choice(sample_request("a", "b"))
 
 
 # -- asking -----------------------------------------------------------------------------
@@ -248,7 +248,7 @@ def test_a_module_can_be_a_provider(ui: UserInteraction) -> None:
 def test_sync_provider_runs_off_the_event_loop(ui: UserInteraction) -> None:
     provider = SyncProvider()
     ui.register_provider(provider)
-    assert run(ui.ask(make_request())) == first_choice(make_request())
+    assert run(ui.ask(sample_request())) == first_choice(sample_request())
     assert provider.threads == ["user-interaction-provider"]
 
 
@@ -261,7 +261,7 @@ def test_sync_provider_may_return_an_awaitable(ui: UserInteraction) -> None:
             return later()
 
     ui.register_provider(ReturnsCoroutine())
-    assert run(ui.ask(make_request())) == first_choice(make_request())
+    assert run(ui.ask(sample_request())) == first_choice(sample_request())
 
 
 @pytest.mark.parametrize("timeout", [None, 5.0])
@@ -281,7 +281,7 @@ def test_foreign_exceptions_become_provider_failed(
 
     ui.register_provider(Sync() if kind == "sync" else Async())
     with pytest.raises(UserInteractionError) as info:
-        run(ui.ask(make_request(), timeout=timeout))
+        run(ui.ask(sample_request(), timeout=timeout))
     assert info.value.code == PROVIDER_FAILED
     assert info.value.__cause__ is boom
     assert "ValueError: boom" in info.value.message
@@ -296,7 +296,7 @@ def test_user_interaction_errors_keep_their_code(
             raise UserInteractionError("dismissed", ASK_CANCELLED)
 
     ui.register_provider(Cancels())
-    assert code_of(ui.ask(make_request(), timeout=timeout)) == ASK_CANCELLED
+    assert code_of(ui.ask(sample_request(), timeout=timeout)) == ASK_CANCELLED
 
 
 def test_an_aborted_signal_wins_over_everything(ui: UserInteraction) -> None:
@@ -323,7 +323,7 @@ def test_abort_releases_the_caller_while_the_provider_ignores_it(
         asyncio.get_running_loop().call_later(0.05, controller.abort, "user pressed stop")
         started = time.monotonic()
         with pytest.raises(UserInteractionError) as info:
-            await ui.ask(make_request(signal=controller.signal))
+            await ui.ask(sample_request(signal=controller.signal))
         assert time.monotonic() - started < PROMPT
         assert info.value.code == ASK_ABORTED
         assert "user pressed stop" in info.value.message
@@ -338,7 +338,7 @@ def test_abort_from_another_thread(ui: UserInteraction) -> None:
     ui.register_provider(Stuck())
     controller = AbortController()
     threading.Timer(0.05, controller.abort).start()
-    assert code_of(ui.ask(make_request(signal=controller.signal))) == ASK_ABORTED
+    assert code_of(ui.ask(sample_request(signal=controller.signal))) == ASK_ABORTED
 
 
 def test_timeout_releases_the_caller_and_fires_the_provider_signal(ui: UserInteraction) -> None:
@@ -348,7 +348,7 @@ def test_timeout_releases_the_caller_and_fires_the_provider_signal(ui: UserInter
     async def main() -> None:
         started = time.monotonic()
         with pytest.raises(UserInteractionError) as info:
-            await ui.ask(make_request(), timeout=0.05)
+            await ui.ask(sample_request(), timeout=0.05)
         assert time.monotonic() - started < PROMPT
         assert info.value.code == ASK_TIMEOUT
         signal = provider.requests[0].signal
@@ -370,7 +370,7 @@ def test_timeout_beats_a_blocking_sync_provider(ui: UserInteraction) -> None:
     ui.register_provider(Blocking())
     started = time.monotonic()
     try:
-        assert code_of(ui.ask(make_request(), timeout=0.05)) == ASK_TIMEOUT
+        assert code_of(ui.ask(sample_request(), timeout=0.05)) == ASK_TIMEOUT
         assert time.monotonic() - started < PROMPT
     finally:
         release.set()
@@ -391,7 +391,7 @@ def test_timeout_beats_a_provider_that_swallows_cancellation(ui: UserInteraction
     async def main() -> None:
         started = time.monotonic()
         with pytest.raises(UserInteractionError) as info:
-            await ui.ask(make_request(), timeout=0.05)
+            await ui.ask(sample_request(), timeout=0.05)
         assert info.value.code == ASK_TIMEOUT
         assert time.monotonic() - started < PROMPT
 
@@ -417,7 +417,7 @@ def test_a_well_behaved_provider_sees_its_signal(ui: UserInteraction) -> None:
     async def main() -> None:
         unwound.append(asyncio.Event())
         with pytest.raises(UserInteractionError):
-            await ui.ask(make_request(), timeout=0.02)
+            await ui.ask(sample_request(), timeout=0.02)
         await asyncio.wait_for(unwound[0].wait(), 30)
 
     run(main())
@@ -432,7 +432,7 @@ def test_external_cancellation_tells_the_provider(ui: UserInteraction) -> None:
     controller = AbortController()
 
     async def main() -> None:
-        task = asyncio.ensure_future(ui.ask(make_request(signal=controller.signal)))
+        task = asyncio.ensure_future(ui.ask(sample_request(signal=controller.signal)))
         await provider.asked()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -447,18 +447,18 @@ def test_bad_timeout_values(ui: UserInteraction) -> None:
     ui.register_provider(AsyncProvider())
     for bad in (-1, float("nan"), "1", True):
         with pytest.raises(ValueError):
-            run(ui.ask(make_request(), timeout=bad))  # type: ignore[arg-type]
+            run(ui.ask(sample_request(), timeout=bad))  # type: ignore[arg-type]
 
 
 def test_zero_timeout_times_out_a_pending_ask(ui: UserInteraction) -> None:
     ui.register_provider(Stuck())
-    assert code_of(ui.ask(make_request(), timeout=0)) == ASK_TIMEOUT
+    assert code_of(ui.ask(sample_request(), timeout=0)) == ASK_TIMEOUT
 
 
 def test_the_provider_gets_the_request_with_a_signal_of_its_own(ui: UserInteraction) -> None:
     provider = AsyncProvider()
     ui.register_provider(provider)
-    request = make_request(agent="session-1")
+    request = sample_request(agent="session-1")
     run(ui.ask(request))
     run(ui.ask(request, timeout=10))
     for seen in provider.requests:
@@ -479,7 +479,7 @@ def test_pending_asks_fail_with_provider_disposed(ui: UserInteraction, mode: str
 
     async def main() -> None:
         kwargs: dict[str, Any] = {"timeout": 30} if mode == "timeout" else {}
-        request = make_request(signal=AbortController().signal if mode == "signal" else None)
+        request = sample_request(signal=AbortController().signal if mode == "signal" else None)
         tasks = [asyncio.ensure_future(ui.ask(request, **kwargs)) for _ in range(3)]
         await provider.asked(3)
         disposer()
@@ -488,7 +488,7 @@ def test_pending_asks_fail_with_provider_disposed(ui: UserInteraction, mode: str
 
     run(main())
     assert provider.disposed == 1
-    assert code_of(ui.ask(make_request())) == NO_PROVIDER
+    assert code_of(ui.ask(sample_request())) == NO_PROVIDER
 
 
 def test_dispose_from_another_thread_releases_a_blocking_sync_ask(ui: UserInteraction) -> None:
@@ -505,7 +505,7 @@ def test_dispose_from_another_thread_releases_a_blocking_sync_ask(ui: UserIntera
     # disposed once the provider has the ask (before: NO_PROVIDER, another test)
     threading.Thread(target=lambda: asked.wait(30) and disposer()).start()
     try:
-        assert code_of(ui.ask(make_request())) == PROVIDER_DISPOSED
+        assert code_of(ui.ask(sample_request())) == PROVIDER_DISPOSED
     finally:
         release.set()
 
@@ -515,7 +515,7 @@ def test_queued_asks_fail_on_dispose_too(ui: UserInteraction) -> None:
     disposer = ui.register_provider(provider)
 
     async def main() -> None:
-        tasks = [asyncio.ensure_future(ui.ask(make_request())) for _ in range(4)]
+        tasks = [asyncio.ensure_future(ui.ask(sample_request())) for _ in range(4)]
         await provider.asked()  # every task ran its first step before: the others queued
         assert len(provider.requests) == 1
         disposer()
@@ -555,7 +555,7 @@ def test_serial_provider_gets_one_ask_at_a_time_in_arrival_order(
     ids = [f"q{n}" for n in range(200)]
 
     async def main() -> None:
-        answers = await asyncio.gather(*(ui.ask(make_request(i), timeout=timeout) for i in ids))
+        answers = await asyncio.gather(*(ui.ask(sample_request(i), timeout=timeout) for i in ids))
         assert [a.answers[0].id for a in answers] == ids
 
     run(main())
@@ -570,12 +570,12 @@ def test_queued_ask_that_aborts_or_times_out_never_reaches_the_provider(
     ui.register_provider(provider)
 
     async def main() -> None:
-        first = asyncio.ensure_future(ui.ask(make_request("first")))
+        first = asyncio.ensure_future(ui.ask(sample_request("first")))
         await provider.asked()
         controller = AbortController()
-        aborted = asyncio.ensure_future(ui.ask(make_request("aborted", signal=controller.signal)))
-        timed = asyncio.ensure_future(ui.ask(make_request("timed"), timeout=0.05))
-        last = asyncio.ensure_future(ui.ask(make_request("last")))
+        aborted = asyncio.ensure_future(ui.ask(sample_request("aborted", signal=controller.signal)))
+        timed = asyncio.ensure_future(ui.ask(sample_request("timed"), timeout=0.05))
+        last = asyncio.ensure_future(ui.ask(sample_request("last")))
         await asyncio.sleep(0)  # the three ran their first step: each is queued
         controller.abort()
         started = time.monotonic()
@@ -612,9 +612,9 @@ def test_a_sync_provider_ignoring_its_signal_holds_the_queue(ui: UserInteraction
 
     async def main() -> None:
         with pytest.raises(UserInteractionError):
-            await ui.ask(make_request("first"), timeout=0.02)  # caller gives up
+            await ui.ask(sample_request("first"), timeout=0.02)  # caller gives up
         assert await asyncio.get_running_loop().run_in_executor(None, called.wait, 30)
-        second = asyncio.ensure_future(ui.ask(make_request("second")))
+        second = asyncio.ensure_future(ui.ask(sample_request("second")))
         await asyncio.sleep(0.05)  # room for a wrongly passed turn to show; none should
         assert seen == ["first"]  # still held
         release.set()  # the first provider call returns...
@@ -630,10 +630,10 @@ def test_an_async_provider_is_cancelled_and_the_queue_moves_on(ui: UserInteracti
 
     async def main() -> None:
         with pytest.raises(UserInteractionError) as info:
-            await ui.ask(make_request("first"), timeout=0.02)
+            await ui.ask(sample_request("first"), timeout=0.02)
         assert info.value.code == ASK_TIMEOUT
         # the gate stays shut: only cancellation ended the first call, and the turn passed on
-        second = asyncio.ensure_future(ui.ask(make_request("second")))
+        second = asyncio.ensure_future(ui.ask(sample_request("second")))
         await provider.asked(2)
         assert [r.questions[0].id for r in provider.requests] == ["first", "second"]
         provider.gate().set()
@@ -653,7 +653,7 @@ def test_hundreds_of_concurrent_asks(ui: UserInteraction, timeout: float | None)
     ids = [f"q{n}" for n in range(500)]
 
     async def main() -> list[AskUserQuestionAnswer]:
-        return await asyncio.gather(*(ui.ask(make_request(i), timeout=timeout) for i in ids))
+        return await asyncio.gather(*(ui.ask(sample_request(i), timeout=timeout) for i in ids))
 
     answers = run(main())
     assert [a.answers[0].id for a in answers] == ids
@@ -667,7 +667,7 @@ def test_ask_sync_from_many_threads(ui: UserInteraction, provider_class: type) -
 
     def worker(n: int) -> None:
         try:
-            results[n] = [ui.ask_sync(make_request(f"t{n}-{k}")).answers[0].id for k in range(10)]
+            results[n] = [ui.ask_sync(sample_request(f"t{n}-{k}")).answers[0].id for k in range(10)]
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
 
@@ -690,7 +690,7 @@ def test_ask_sync_uses_one_kept_loop(ui: UserInteraction) -> None:
 
     ui.register_provider(LoopSpy())
     for _ in range(3):
-        ui.ask_sync(make_request())
+        ui.ask_sync(sample_request())
     assert len(set(map(id, loops))) == 1
 
 
@@ -699,7 +699,7 @@ def test_ask_sync_on_a_thread_with_a_running_loop_is_a_runtime_error(ui: UserInt
 
     async def main() -> None:
         with pytest.raises(RuntimeError):
-            ui.ask_sync(make_request())
+            ui.ask_sync(sample_request())
 
     run(main())
 
@@ -708,14 +708,14 @@ def test_ask_sync_in_a_thread_while_a_loop_runs_elsewhere(ui: UserInteraction) -
     ui.register_provider(AsyncProvider())
 
     async def main() -> AskUserQuestionAnswer:
-        return await asyncio.to_thread(ui.ask_sync, make_request())
+        return await asyncio.to_thread(ui.ask_sync, sample_request())
 
-    assert run(main()) == first_choice(make_request())
+    assert run(main()) == first_choice(sample_request())
 
 
 def test_ask_sync_errors_and_timeout(ui: UserInteraction) -> None:
     with pytest.raises(UserInteractionError) as info:
-        ui.ask_sync(make_request())
+        ui.ask_sync(sample_request())
     assert info.value.code == NO_PROVIDER
     with pytest.raises(UserInteractionError) as info:
         ui.ask_sync(AskUserQuestionRequest([AskUserQuestionItem(" ", "q")]))
@@ -723,7 +723,7 @@ def test_ask_sync_errors_and_timeout(ui: UserInteraction) -> None:
     ui.register_provider(Stuck())
     started = time.monotonic()
     with pytest.raises(UserInteractionError) as info:
-        ui.ask_sync(make_request(), timeout=0.05)
+        ui.ask_sync(sample_request(), timeout=0.05)
     assert info.value.code == ASK_TIMEOUT
     assert time.monotonic() - started < PROMPT
 
@@ -736,7 +736,7 @@ def test_ask_from_several_event_loops_in_threads(ui: UserInteraction) -> None:
     def worker(n: int) -> None:
         async def main() -> None:
             for k in range(5):
-                await ui.ask(make_request(f"l{n}-{k}"), timeout=30)
+                await ui.ask(sample_request(f"l{n}-{k}"), timeout=30)
             done.append(n)
 
         asyncio.run(main())
@@ -766,7 +766,7 @@ def test_close_releases_ask_sync_callers_in_other_threads() -> None:
 
     def asker() -> None:
         try:
-            ui.ask_sync(make_request())
+            ui.ask_sync(sample_request())
         except UserInteractionError as error:
             codes.append(error.code)
 
@@ -789,6 +789,6 @@ def test_a_provider_error_keeps_its_cause(ui: UserInteraction, timeout: float | 
 
     ui.register_provider(Fails())
     with pytest.raises(UserInteractionError) as info:
-        run(ui.ask(make_request(), timeout=timeout))
+        run(ui.ask(sample_request(), timeout=timeout))
     assert info.value.code == PROVIDER_FAILED
     assert info.value.__cause__ is cause

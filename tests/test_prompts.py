@@ -4,7 +4,6 @@ scripted provider."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -35,18 +34,6 @@ FORMS = ("async", "sync")
 @pytest.fixture(params=FORMS)
 def form(request: pytest.FixtureRequest) -> str:
     return str(request.param)
-
-
-@pytest.fixture
-def scripted() -> ScriptedProvider:
-    return ScriptedProvider()
-
-
-@pytest.fixture
-def ui(scripted: ScriptedProvider) -> Iterator[UserInteraction]:
-    with UserInteraction() as context:
-        context.register_provider(scripted)
-        yield context
 
 
 def call(ui: UserInteraction, form: str, method: str, *args: Any, **kwargs: Any) -> Any:

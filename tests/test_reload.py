@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from core_support import make_request, until
+from core_support import until
 from distfactory import make_dist
 
 from user_interaction import (
@@ -17,6 +17,7 @@ from user_interaction import (
     UserInteraction,
     UserInteractionError,
 )
+from user_interaction.testing import sample_request
 
 PACKAGE = "reloadable_provider"
 
@@ -65,7 +66,7 @@ def package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def answer_of(ui: UserInteraction) -> str | None:
-    return asyncio.run(ui.ask(make_request())).answers[0].custom
+    return asyncio.run(ui.ask(sample_request())).answers[0].custom
 
 
 def test_reload_picks_up_edited_source_of_submodules(ui: UserInteraction, package: Path) -> None:
@@ -168,12 +169,12 @@ def test_reload_loses_nothing(ui: UserInteraction, package: Path) -> None:
         old = module.Provider()
         old.release = Release()
         ui.register_provider(old)
-        pending = asyncio.ensure_future(ui.ask(make_request()))
+        pending = asyncio.ensure_future(ui.ask(sample_request()))
         await until(lambda: old.release.waiting, "the old provider has the ask")
         write(package / "version.py", "VERSION = 'v2'\n")
         ui.reload()
         # new asks go to the new code at once, while the old ask is still pending
-        assert (await ui.ask(make_request())).answers[0].custom == "v2"
+        assert (await ui.ask(sample_request())).answers[0].custom == "v2"
         assert not pending.done()
         assert module.DISPOSED == []
         old.release.set()

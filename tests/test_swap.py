@@ -5,7 +5,7 @@ import threading
 from typing import Any
 
 import pytest
-from core_support import make_request, until
+from core_support import until
 
 from user_interaction import (
     AskUserQuestionAnswer,
@@ -13,6 +13,7 @@ from user_interaction import (
     AskUserQuestionRequest,
     UserInteraction,
 )
+from user_interaction.testing import sample_request
 
 
 class Named:
@@ -60,11 +61,11 @@ def test_swap_loses_nothing(ui: UserInteraction, timeout: float | None) -> None:
     old_disposer = ui.register_provider(old)
 
     async def main() -> None:
-        pending = asyncio.ensure_future(ui.ask(make_request("p"), timeout=timeout))
+        pending = asyncio.ensure_future(ui.ask(sample_request("p"), timeout=timeout))
         await until(lambda: old.asked, "the old provider has the ask")
         ui.swap(new)
         assert ui.provider is new
-        assert tag(await ui.ask(make_request("n"), timeout=timeout)) == "new"
+        assert tag(await ui.ask(sample_request("n"), timeout=timeout)) == "new"
         assert old.disposed == 0  # still serving its pending ask
         old_disposer()  # after a swap the old disposer no longer owns it: no effect
         assert old.disposed == 0
@@ -96,9 +97,9 @@ def test_queued_asks_move_to_the_new_provider_in_order(
     ui.register_provider(old)
 
     async def main() -> None:
-        first = asyncio.ensure_future(ui.ask(make_request("first")))
+        first = asyncio.ensure_future(ui.ask(sample_request("first")))
         await until(lambda: old.asked, "the old provider has the first ask")
-        queued = [asyncio.ensure_future(ui.ask(make_request(f"q{n}"))) for n in range(5)]
+        queued = [asyncio.ensure_future(ui.ask(sample_request(f"q{n}"))) for n in range(5)]
         await asyncio.sleep(0)  # each ran its first step: queued behind the first
         assert old.asked == ["first"]
         ui.swap(new)
@@ -135,7 +136,7 @@ def test_swaps_under_load_from_threads_lose_nothing(ui: UserInteraction) -> None
     def asker(n: int) -> None:
         for k in range(25):
             try:
-                results.append(tag(ui.ask_sync(make_request(f"{n}-{k}"), timeout=30)))
+                results.append(tag(ui.ask_sync(sample_request(f"{n}-{k}"), timeout=30)))
             except BaseException as exc:  # pragma: no cover - reported below
                 errors.append(exc)
 

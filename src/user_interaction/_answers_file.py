@@ -34,7 +34,8 @@ import attrs
 
 from ._errors import ERROR_CODES, UserInteractionError
 from ._json import loads
-from ._model import AskUserQuestionAnswerItem, AskUserQuestionItem, AskUserQuestionRequest, _kind
+from ._model import AskUserQuestionAnswerItem, AskUserQuestionItem, AskUserQuestionRequest
+from .toolkit import describe_value
 
 __all__ = [
     "INVALID_ANSWERS_FILE",
@@ -403,7 +404,7 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _object(value: object, path: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise _Invalid(path, f"expected an object, got {_kind(value)}")
+        raise _Invalid(path, f"expected an object, got {describe_value(value)}")
     return value
 
 
@@ -415,9 +416,11 @@ def _labels(value: object, path: str) -> _Rule:
     if isinstance(value, list):
         for index, label in enumerate(value):
             if not isinstance(label, str):
-                raise _Invalid(f"{path}[{index}]", f"expected a label string, got {_kind(label)}")
+                raise _Invalid(
+                    f"{path}[{index}]", f"expected a label string, got {describe_value(label)}"
+                )
         return _Rule(labels=tuple(value))
-    raise _Invalid(path, f"expected a label or an array of labels, got {_kind(value)}")
+    raise _Invalid(path, f"expected a label or an array of labels, got {describe_value(value)}")
 
 
 def _noted(value: dict[str, Any], path: str) -> _Rule:
@@ -450,7 +453,7 @@ def _answer(value: object, path: str) -> _Rule:
         return _labels(value, path)
     if not isinstance(value, dict):
         raise _Invalid(
-            path, f"expected a string, an array of labels or an object, got {_kind(value)}"
+            path, f"expected a string, an array of labels or an object, got {describe_value(value)}"
         )
     keys = set(value)
     if "notes" in keys or "selected" in keys:
@@ -464,7 +467,7 @@ def _answer(value: object, path: str) -> _Rule:
                 f"(known codes: {', '.join(sorted(ERROR_CODES))})",
             )
         if message is not None and not isinstance(message, str):
-            raise _Invalid(f"{path}.message", f"expected a string, got {_kind(message)}")
+            raise _Invalid(f"{path}.message", f"expected a string, got {describe_value(message)}")
         return _Rule(error=(code, message))
     if len(keys) != 1:
         raise _Invalid(path, f"expected an object with one key ({_FORMS}), got {sorted(keys)}")

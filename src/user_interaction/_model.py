@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 import attrs
 
 from ._errors import INVALID_REQUEST, UserInteractionError
+from .toolkit import describe_value
 
 if TYPE_CHECKING:
     from ._abort import AbortSignal
@@ -267,28 +268,12 @@ class AskUserQuestionAnswer:
 
 def _parse_string(value: object, *, path: str) -> str:
     if not isinstance(value, str):
-        raise _invalid(path, f"expected a string, got {_kind(value)}")
+        raise _invalid(path, f"expected a string, got {describe_value(value)}")
     return value
 
 
 def _invalid(path: str, problem: str) -> UserInteractionError:
     return UserInteractionError(f"{path}: {problem}" if path else problem, INVALID_REQUEST)
-
-
-def _kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, Mapping):
-        return "an object"
-    if isinstance(value, (list, tuple)):
-        return "an array"
-    return type(value).__name__
 
 
 class _Fields:
@@ -298,7 +283,7 @@ class _Fields:
 
     def __init__(self, data: object, path: str, known: tuple[str, ...]) -> None:
         if not isinstance(data, Mapping):
-            raise _invalid(path, f"expected an object, got {_kind(data)}")
+            raise _invalid(path, f"expected an object, got {describe_value(data)}")
         for key in data:
             if key not in known:
                 where = f"{path}.{key}" if path else str(key)
@@ -321,7 +306,7 @@ class _Fields:
     def boolean(self, key: str) -> bool:
         value = self.data.get(key, False)
         if not isinstance(value, bool):
-            raise _invalid(self._where(key), f"expected a boolean, got {_kind(value)}")
+            raise _invalid(self._where(key), f"expected a boolean, got {describe_value(value)}")
         return value
 
     def array(self, key: str, parse: Any, *, required: bool = True) -> list[Any]:
@@ -331,6 +316,6 @@ class _Fields:
             return []
         value = self.data[key]
         if not isinstance(value, (list, tuple)):
-            raise _invalid(self._where(key), f"expected an array, got {_kind(value)}")
+            raise _invalid(self._where(key), f"expected an array, got {describe_value(value)}")
         where = self._where(key)
         return [parse(item, path=f"{where}[{index}]") for index, item in enumerate(value)]

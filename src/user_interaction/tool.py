@@ -31,9 +31,9 @@ from ._model import (
     AskUserQuestionItem,
     AskUserQuestionOption,
     AskUserQuestionRequest,
-    _kind,
 )
 from ._validation import text_problem
+from .toolkit import describe_value
 
 if TYPE_CHECKING:
     from ._abort import AbortSignal
@@ -314,13 +314,13 @@ def _questions(
     data: object, problems: list[str], limits: ToolLimits
 ) -> tuple[AskUserQuestionItem, ...]:
     if not isinstance(data, Mapping):
-        problems.append(f"arguments: expected an object, got {_kind(data)}")
+        problems.append(f"arguments: expected an object, got {describe_value(data)}")
         return ()
     items: list[AskUserQuestionItem] = []
     if "questions" not in data:
         problems.append("questions: required")
     elif not isinstance(data["questions"], (list, tuple)):
-        problems.append(f"questions: expected an array, got {_kind(data['questions'])}")
+        problems.append(f"questions: expected an array, got {describe_value(data['questions'])}")
     elif not data["questions"]:
         problems.append("questions: at least one question is required")
     else:
@@ -343,7 +343,7 @@ def _question(
     data: object, path: str, problems: list[str], limits: ToolLimits, ids: set[str]
 ) -> AskUserQuestionItem | None:
     if not isinstance(data, Mapping):
-        problems.append(f"{path}: expected an object, got {_kind(data)}")
+        problems.append(f"{path}: expected an object, got {describe_value(data)}")
         return None
     found = len(problems)
     item_id = _text(data, path, "id", problems, required=True)
@@ -359,7 +359,9 @@ def _question(
     options = _options(data, path, problems, limits)
     multi_select = data.get("multi_select", False)
     if not isinstance(multi_select, bool):
-        problems.append(f"{path}.multi_select: expected a boolean, got {_kind(multi_select)}")
+        problems.append(
+            f"{path}.multi_select: expected a boolean, got {describe_value(multi_select)}"
+        )
     elif multi_select and options == ():
         problems.append(f"{path}.multi_select: a question without options cannot be multi-select")
     _unknown_keys(data, path, _QUESTION_KEYS, problems)
@@ -377,7 +379,7 @@ def _options(
     value = data["options"]
     path = f"{path}.options"
     if not isinstance(value, (list, tuple)):
-        problems.append(f"{path}: expected an array, got {_kind(value)}")
+        problems.append(f"{path}: expected an array, got {describe_value(value)}")
         return None
     found = len(problems)
     most = limits.max_options
@@ -388,7 +390,7 @@ def _options(
     for position, entry in enumerate(value):
         where = f"{path}[{position}]"
         if not isinstance(entry, Mapping):
-            problems.append(f"{where}: expected an object, got {_kind(entry)}")
+            problems.append(f"{where}: expected an object, got {describe_value(entry)}")
             continue
         label = _text(entry, where, "label", problems, required=True)
         if label is not None:
@@ -420,7 +422,7 @@ def _text(
     value = data[key]
     if not isinstance(value, str):
         hint = " (leave the field out instead)" if value is None and not required else ""
-        problems.append(f"{where}: expected a string, got {_kind(value)}{hint}")
+        problems.append(f"{where}: expected a string, got {describe_value(value)}{hint}")
         return None
     problem = text_problem(value)
     if problem is not None:

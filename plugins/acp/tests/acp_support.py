@@ -70,34 +70,6 @@ example = _load_example()
 AskingAgent: Any = example.AskingAgent
 
 
-def question(
-    id: str,
-    text: str,
-    *labels: str,
-    multi: bool = False,
-    header: str | None = None,
-    detail: str | None = None,
-    descriptions: dict[str, str] | None = None,
-) -> dict[str, Any]:
-    """One question in the wire form."""
-    data: dict[str, Any] = {"id": id, "question": text}
-    if header is not None:
-        data["header"] = header
-    if labels:
-        data["options"] = [
-            {
-                "label": label,
-                **({"description": d} if (d := (descriptions or {}).get(label)) else {}),
-            }
-            for label in labels
-        ]
-    if multi:
-        data["multiSelect"] = True
-    if detail is not None:
-        data["detail"] = detail
-    return data
-
-
 def prompt_text(*questions: dict[str, Any], **extra: Any) -> str:
     return json.dumps({"questions": list(questions), **extra})
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from acp import RequestError
-from acp_support import in_process, prompt_text, question, run, within
+from acp_support import in_process, prompt_text, run, within
 
 from user_interaction import (
     ASK_ABORTED,
@@ -20,6 +20,7 @@ from user_interaction import (
     AskUserQuestionAnswer,
     UserInteractionError,
 )
+from user_interaction.testing import wire_question as question
 
 PKG = question("pkg", "Which package manager?", "pnpm", "npm")
 NAME = question("name", "Project name?")

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 import pytest
-from acp_support import RecordingAgent, in_process, prompt_text, question, run
+from acp_support import RecordingAgent, in_process, prompt_text, run
 from user_interaction_acp import AcpProvider
 
 from user_interaction import (
@@ -18,6 +18,7 @@ from user_interaction import (
     UserInteraction,
     UserInteractionError,
 )
+from user_interaction.testing import wire_question as question
 
 PKG = question(
     "pkg",
@@ -211,7 +212,7 @@ def test_decline_and_cancel(reply: Any, code: str, message: str) -> None:
         (
             {"q1_pkg": 1},
             "The ACP client's answer to question 'pkg' (field 'q1_pkg') must be one of the "
-            "offered labels, got the number 1.",
+            "offered labels, got a number.",
         ),
         (
             {"q1_pkg": ["pnpm"]},
@@ -221,12 +222,12 @@ def test_decline_and_cancel(reply: Any, code: str, message: str) -> None:
         (
             {"q2_lint": "ruff"},
             "The ACP client's answer to question 'lint' (field 'q2_lint') must be an array of "
-            "offered labels, got the text 'ruff'.",
+            "offered labels, got a string.",
         ),
         (
             {"q2_lint": [True]},
             "The ACP client's answer to question 'lint' (field 'q2_lint') must contain only "
-            "offered labels, got the boolean true.",
+            "offered labels, got a boolean.",
         ),
         (
             {"q1_pkg_custom": {"text": "bun"}},
@@ -236,7 +237,7 @@ def test_decline_and_cancel(reply: Any, code: str, message: str) -> None:
         (
             {"q3_name": 42},
             "The ACP client's answer to question 'name' (field 'q3_name') must be text, got "
-            "the number 42.",
+            "a number.",
         ),
         (
             {"pkg": "pnpm"},

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from acp_support import in_process, prompt_text, question, run, within
+from acp_support import in_process, prompt_text, run, within
 
 from user_interaction import (
     ASK_ABORTED,
@@ -17,6 +17,7 @@ from user_interaction import (
     AskUserQuestionAnswer,
     UserInteractionError,
 )
+from user_interaction.testing import wire_question as question
 
 PKG = question(
     "pkg",

@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 import pytest
-from acp_support import in_process, prompt_text, question, run, within
+from acp_support import in_process, prompt_text, run, within
 from user_interaction_acp import AcpBridge, AcpProvider, AcpTurn, current_turn
 
 from user_interaction import (
@@ -19,6 +19,7 @@ from user_interaction import (
     UserInteraction,
     UserInteractionError,
 )
+from user_interaction.testing import wire_question as question
 
 
 def test_two_sessions_asking_at_once_each_get_their_own_form_and_answer() -> None:

@@ -9,9 +9,10 @@ import sys
 from typing import Any
 
 import pytest
-from acp_support import EXAMPLE, over_stdio, prompt_text, question, run, within
+from acp_support import EXAMPLE, over_stdio, prompt_text, run, within
 
 from user_interaction import ASK_ABORTED, ASK_CANCELLED, ASK_DECLINED, INVALID_ANSWER
+from user_interaction.testing import wire_question as question
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX pipes")
 

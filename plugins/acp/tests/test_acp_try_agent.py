@@ -9,9 +9,10 @@ import sys
 from typing import Any
 
 import pytest
-from acp_support import EXAMPLE, prompt_text, question
+from acp_support import EXAMPLE, prompt_text
 
 from user_interaction import ASK_CANCELLED, PROVIDER_FAILED
+from user_interaction.testing import wire_question as question
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX pipes")
 

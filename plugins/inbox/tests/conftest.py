@@ -8,13 +8,18 @@ import os
 import secrets
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 if importlib.util.find_spec("user_interaction_inbox") is not None:
     from inbox_support import Inbox
+    from page_support import launch
     from postgres_support import Cluster, why_no_postgres
     from user_interaction_inbox._store import SqliteStore, Store
+
+    if TYPE_CHECKING:
+        from playwright.sync_api import Browser
 
     def postgres_cluster_here() -> Cluster:
         """A throwaway cluster; the test is skipped (failed under CI) when none can run."""
@@ -72,3 +77,7 @@ if importlib.util.find_spec("user_interaction_inbox") is not None:
         server = Inbox(state)
         yield server
         server.stop()
+
+    @pytest.fixture(scope="module")  # not longer: sync Playwright keeps a loop running
+    def browser() -> Iterator[Browser]:
+        yield from launch()

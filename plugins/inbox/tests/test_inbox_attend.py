@@ -205,7 +205,7 @@ def test_an_answer_the_inbox_refuses_is_said_in_one_line(
     answers.write_text(json.dumps({"answers": {"pkg": "pnpm"}}))
     with UserInteraction() as ui:
         ui.use("scripted", path=str(answers))
-        inbox_cli._attend_one(inbox.address, ui, snapshot, "me", cursor)
+        inbox_cli._attend_one(inbox_cli._Following(inbox.address), ui, snapshot, "me", cursor)
     for thread in threading.enumerate():  # the watcher's held request ends within its wait
         if thread.name == f"inbox-attend-{posted['id']}":
             thread.join(inbox_cli.ATTEND_WAIT + 30)
@@ -218,15 +218,42 @@ def test_an_answer_the_inbox_refuses_is_said_in_one_line(
     assert inbox.call("GET", f"/api/asks/{posted['id']}").body["answer"] == NPM
 
 
-def test_attend_ends_with_status_1_when_its_inbox_stops(
+def test_attend_follows_its_inbox_through_a_restart(
     state: Path, inbox: Inbox, tmp_path: Path, attending: list[Attend]
 ) -> None:
     answers = tmp_path / "answers.json"
-    answers.write_text(json.dumps({"answers": {}}))
+    answers.write_text(json.dumps({"answers": {"a": "npm", "b": "pnpm"}}))
     attend = Attend(state, answers)
     attending.append(attend)
     attend.expect("waiting for new asks")
-    inbox.stop()  # answers the held list request as it closes; the next finds nobody
-    attend.expect("no inbox answers at")
-    assert attend.process.wait(60) == 1
-    assert "Traceback" not in "".join(attend.seen)
+    old_base = inbox.address.base
+    inbox.kill()  # SIGKILL: the held list request breaks, and inbox.json stays behind
+    attend.expect("waiting for the inbox to come back")
+    agent = Agent(state, request=asking("a"))  # it waits for the inbox too
+    restarted = Inbox(state)  # on another free port: attend reads inbox.json again
+    try:
+        assert restarted.address.base != old_base
+        attend.expect(f"the inbox answers again at {restarted.address.base}")
+        attend.expect(": answered")
+        assert agent.outcome() == answered("a", "npm")
+        attend.expect("waiting for new asks")
+        second = Agent(state, request=asking("b"))
+        attend.expect(": answered")
+        assert second.outcome() == answered("b", "pnpm")
+        status, rest = attend.interrupt()
+        assert status == 130, rest
+        assert "Traceback" not in "".join(attend.seen) + rest
+    finally:
+        restarted.stop()
+
+
+def test_attend_ends_with_status_1_when_no_inbox_answers_at_the_start(
+    state: Path, inbox: Inbox, tmp_path: Path
+) -> None:
+    inbox.kill()  # inbox.json names a server that is gone
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps({"answers": {}}))
+    result = cli(state, "inbox", "attend", "-p", "scripted", "--provider-option", f"path={answers}")
+    assert result.returncode == 1, result.stderr
+    assert "no inbox answers at" in result.stderr
+    assert "Traceback" not in result.stderr

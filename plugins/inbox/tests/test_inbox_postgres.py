@@ -23,6 +23,7 @@ from user_interaction_inbox._postgres import (  # noqa: E402
     SCHEMA_VERSION,
     PostgresStore,
 )
+from user_interaction_inbox._store import SCHEMA_VERSION as SQLITE_SCHEMA  # noqa: E402
 from user_interaction_inbox._store import StoredAsk, StoreError, open_store  # noqa: E402
 
 WEEK = 7 * 24 * 3600.0
@@ -62,7 +63,7 @@ def test_the_schema_is_created_versioned_and_refused_when_newer(postgres_url: st
     store = open_store(postgres_url)
     assert isinstance(store, PostgresStore)
     store.close()
-    assert version(postgres_url) == SCHEMA_VERSION == 3
+    assert version(postgres_url) == SCHEMA_VERSION == SQLITE_SCHEMA == 3  # one version
     with psycopg.connect(postgres_url) as connection:
         connection.execute("UPDATE schema_version SET version = %s", (SCHEMA_VERSION + 1,))
     with pytest.raises(StoreError, match=rf"schema version {SCHEMA_VERSION + 1}, newer"):

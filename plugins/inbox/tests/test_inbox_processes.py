@@ -57,6 +57,25 @@ def test_serve_writes_private_files_and_removes_its_address_on_sigterm(state: Pa
     renewed.stop()
 
 
+def test_open_browser_opens_the_tokenised_address(state: Path, tmp_path: Path) -> None:
+    server = Inbox(state)
+    opened_with = tmp_path / "opened"
+    browser = tmp_path / "browser"
+    browser.write_text(f'#!/bin/sh\nprintf %s "$1" > {opened_with}\n')
+    browser.chmod(0o700)
+    opened = cli(state, "inbox", "open", "--browser", BROWSER=f"{browser} %s")
+    assert opened.returncode == 0, opened.stderr
+    page = f"{server.address.base}/#{server.record['token']}"
+    assert opened.stdout == f"{page}\n"
+    assert opened_with.read_text() == page  # the browser got the address with its token
+    # no browser at all (no BROWSER, no display, nothing on PATH): said, not silently ignored
+    alone = cli(state, "inbox", "open", "--browser", BROWSER="", DISPLAY="", PATH=str(tmp_path))
+    assert alone.returncode == 1
+    assert alone.stdout == f"{page}\n"
+    assert "found no browser to open" in alone.stderr
+    server.stop()
+
+
 def test_without_a_server_the_commands_say_so(state: Path) -> None:
     for args in (("inbox", "list"), ("inbox", "open"), ("inbox", "answer", "x", "--cancel")):
         result = cli(state, *args)

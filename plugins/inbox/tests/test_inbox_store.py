@@ -147,7 +147,6 @@ def test_a_file_of_the_first_schema_keeps_its_asks_and_gains_decisions(tmp_path:
             (json.dumps({"questions": QUESTIONS}),),
         )
     db.close()
-    assert SCHEMA_VERSION == 2
     store = SqliteStore(path)
     try:
         assert [found.id for found in store.pending()] == ["old"]
@@ -157,8 +156,73 @@ def test_a_file_of_the_first_schema_keeps_its_asks_and_gains_decisions(tmp_path:
     finally:
         store.close()
     with closing(sqlite3.connect(path)) as db, db:
-        assert db.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
+        assert db.execute("SELECT version FROM schema_version").fetchall() == [(SCHEMA_VERSION,)]
     db.close()
+
+
+def test_a_file_of_the_second_schema_gains_notified_at_its_pending_asks_unsent(
+    tmp_path: Path,
+) -> None:
+    """Version 2 knew nothing of notifications: its pending asks were never announced, so
+    a server starting with --notify sends them (oldest first); settled ones never."""
+    path = tmp_path / "inbox.sqlite3"
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        db.execute("INSERT INTO schema_version VALUES (2)")
+        for statements in _MIGRATIONS[:2]:
+            for statement in statements:
+                db.execute(statement)
+        rows = (("new", 2.0, "pending"), ("old", 1.0, "pending"), ("done", 0.5, "answered"))
+        for ask_id, created, state in rows:
+            db.execute(
+                "INSERT INTO asks (id, request, agent, key, created, deadline, state) "
+                "VALUES (?, ?, 'agent', NULL, ?, NULL, ?)",
+                (ask_id, json.dumps({"questions": QUESTIONS}), created, state),
+            )
+    db.close()
+    assert SCHEMA_VERSION == 3
+    store = SqliteStore(path)
+    try:
+        assert [found.id for found in store.unnotified()] == ["old", "new"]
+        store.mark_notified("old", 10.0)
+        store.mark_notified("done", 10.0)  # marking a settled ask changes nothing it shows
+        assert [found.id for found in store.unnotified()] == ["new"]
+    finally:
+        store.close()
+    with closing(sqlite3.connect(path)) as db, db:
+        assert db.execute("SELECT version FROM schema_version").fetchall() == [(3,)]
+        rows = db.execute("SELECT id, notified_at FROM asks ORDER BY id").fetchall()
+        assert rows == [("done", 10.0), ("new", None), ("old", 10.0)]
+    db.close()
+
+
+def test_unnotified_lists_pending_asks_until_marked_across_connections(
+    make_store: Callable[[], Store],
+) -> None:
+    first, second = make_store(), make_store()
+    first.add(ask("a1", created=1.0), WEEK)
+    first.add(ask("a2", created=2.0, key="k"), WEEK)
+    assert [found.id for found in second.unnotified()] == ["a1", "a2"]
+    second.mark_notified("a2", 5.0)
+    second.mark_notified("a2", 6.0)  # the first mark stays
+    assert [found.id for found in first.unnotified()] == ["a1"]
+    first.settle("a1", "cancelled", by="ann", at=7.0)
+    assert first.unnotified() == []  # settled: nobody needs telling any more
+    joined, was_joined = first.add(ask("a3", key="k"), WEEK)
+    assert (joined.id, was_joined) == ("a2", True)
+    assert first.unnotified() == []  # a join is not a new ask
+    if isinstance(first, SqliteStore):
+        with closing(sqlite3.connect(first.path)) as db, db:
+            rows = db.execute("SELECT notified_at FROM asks WHERE id = 'a2'").fetchall()
+        db.close()
+    else:
+        import psycopg
+        from user_interaction_inbox._postgres import PostgresStore
+
+        assert isinstance(first, PostgresStore)
+        with psycopg.connect(first.url) as connection:
+            rows = connection.execute("SELECT notified_at FROM asks WHERE id = 'a2'").fetchall()
+    assert rows == [(5.0,)]
 
 
 def test_postgres_needs_its_extra(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -28,6 +28,7 @@ from user_interaction import (
     UserInteraction,
     UserInteractionError,
 )
+from user_interaction.testing import wire_question
 from user_interaction.tool import parse_arguments, render_answer
 
 __all__ = [
@@ -57,23 +58,20 @@ MODES = ("legacy", "auto")
 #: The stdio server script the subprocess tests start.
 SCRIPT = Path(__file__).with_name("mcp_stdio_server.py")
 
-PKG = {
-    "id": "pkg",
-    "question": "Which package manager?",
-    "header": "Setup",
-    "options": [
-        {"label": "npm"},
-        {"label": "pnpm", "description": "fast, strict"},
-        {"label": "yarn"},
-    ],
-}
-STEPS = {
-    "id": "steps",
-    "question": "Which CI steps?",
-    "options": [{"label": "lint"}, {"label": "test"}, {"label": "docs"}],
-    "multi_select": True,
-}
-NAME = {"id": "name", "question": "What is the project called?"}
+# The questions as the model-facing tool takes them (``multi_select``).
+PKG = wire_question(
+    "pkg",
+    "Which package manager?",
+    "npm",
+    "pnpm",
+    "yarn",
+    header="Setup",
+    descriptions={"pnpm": "fast, strict"},
+)
+STEPS = wire_question(
+    "steps", "Which CI steps?", "lint", "test", "docs", multi=True, tool_form=True
+)
+NAME = wire_question("name", "What is the project called?")
 
 
 class CountingProvider(McpProvider):

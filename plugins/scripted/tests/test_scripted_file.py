@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +24,14 @@ from user_interaction import (
     PROVIDER_DISPOSED,
     PROVIDER_ENV,
     PROVIDER_LOAD_FAILED,
+    AskUserQuestionAnswer,
     AskUserQuestionAnswerItem,
     AskUserQuestionItem,
     AskUserQuestionOption,
     AskUserQuestionRequest,
     UserInteraction,
     UserInteractionError,
+    hookimpl,
 )
 
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -178,17 +181,27 @@ def test_the_file_is_read_again_at_every_ask(answers_file: Any) -> None:
 
 
 def test_dispose_ends_pending_asks(answers_file: Any) -> None:
+    """A silent answer waits on the ask's signal, which disposal fires."""
     path = answers_file({"default": {"silent": True}})
-    provider = AnswersFileProvider(path)
+    waiting = threading.Event()
+
+    class Watched(AnswersFileProvider):
+        @hookimpl
+        async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+            waiting.set()
+            return await super().ask(request)
+
+    provider = Watched(path)
 
     async def main() -> None:
-        request = AskUserQuestionRequest([NAME])
-        task = asyncio.ensure_future(provider.ask(request))
-        await asyncio.sleep(0)  # its first step took the provider's closing signal
-        provider.dispose()
-        with pytest.raises(UserInteractionError) as info:
-            await asyncio.wait_for(task, 60)
-        assert info.value.code == PROVIDER_DISPOSED
+        with UserInteraction() as ui:
+            disposer = ui.register_provider(provider)
+            task = asyncio.ensure_future(ui.ask(AskUserQuestionRequest([NAME])))
+            assert await asyncio.to_thread(waiting.wait, 60)
+            disposer()
+            with pytest.raises(UserInteractionError) as info:
+                await asyncio.wait_for(task, 60)
+            assert info.value.code == PROVIDER_DISPOSED
 
     asyncio.run(main())
     answers_file({"default": "Ada"})  # the provider serves again once registered anew

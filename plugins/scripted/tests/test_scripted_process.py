@@ -4,33 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
-CHILD = textwrap.dedent(
-    """
-    import json, sys
-    from user_interaction import AskUserQuestionRequest, UserInteraction, UserInteractionError
-
-    with UserInteraction() as ui:
-        try:
-            ui.use()  # no name: USER_INTERACTION_PROVIDER decides
-        except UserInteractionError as exc:
-            cause = exc.__cause__
-            print(json.dumps({"use": exc.code, "cause": getattr(cause, "code", None)}))
-            sys.exit(0)
-        for data in json.loads(sys.argv[1]):
-            try:
-                answer = ui.ask_sync(AskUserQuestionRequest.from_dict(data))
-            except UserInteractionError as exc:
-                print(json.dumps({"error": exc.code, "message": exc.message}))
-            else:
-                print(json.dumps(answer.to_dict()))
-    """
-)
+from user_interaction.testing.driver import read_reports, run_plan
 
 REQUESTS = [
     {
@@ -45,18 +22,20 @@ REQUESTS = [
 
 
 def run_child(answers: Path) -> list[dict[str, Any]]:
+    """Ask ``REQUESTS`` through ``use()`` in the testing kit's driver program: each answer,
+    each failure as ``{"error", "message"}``, or why ``use()`` failed as ``{"use", "cause"}``."""
     env = dict(os.environ)
     env["USER_INTERACTION_PROVIDER"] = "scripted"
     env["USER_INTERACTION_ANSWERS"] = str(answers)
-    result = subprocess.run(
-        [sys.executable, "-c", CHILD, json.dumps(REQUESTS)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    return [json.loads(line) for line in result.stdout.splitlines()]
+    out = run_plan({"requests": REQUESTS, "messages": True}, env=env)
+    outcomes: list[dict[str, Any]] = []
+    for kind, value in read_reports(out):
+        if kind == "USE":
+            outcomes.append({"use": value["error"], "cause": value["cause"]})
+        elif kind == "RESULT":
+            outcome = value.get("answer") or {"error": value["error"], "message": value["message"]}
+            outcomes.append(outcome)
+    return outcomes
 
 
 def test_answers_from_the_file_and_fails_closed(tmp_path: Path) -> None:

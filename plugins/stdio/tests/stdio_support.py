@@ -1,4 +1,5 @@
-"""Helpers of the stdio tests: run the driver behind real pipes or a real terminal."""
+"""Helpers of the stdio tests: run the driver behind real pipes or a real terminal (the
+request builders are the testing kit's)."""
 
 from __future__ import annotations
 
@@ -7,45 +8,21 @@ import json
 import os
 import re
 import sys
-from pathlib import Path
 from typing import Any
 
 import pexpect
 from pexpect.popen_spawn import PopenSpawn
 
-DRIVER = str(Path(__file__).with_name("stdio_driver.py"))
+from user_interaction.testing import wire_question as question
+from user_interaction.testing import wire_request as request
+from user_interaction.testing.driver import results
+
+__all__ = ["MODES", "TIMEOUT", "Session", "answers", "question", "request"]
+
+#: The kit's driver program, asking through the stdio provider.
+DRIVER = ["-m", "user_interaction.testing.driver"]
 TIMEOUT = 60  # generous: only a hung child ever waits this long
 MODES = ("pipe", "tty")
-
-
-def question(
-    id: str,
-    text: str,
-    *labels: str,
-    header: str | None = None,
-    multi: bool = False,
-    detail: str | None = None,
-    descriptions: dict[str, str] | None = None,
-) -> dict[str, Any]:
-    """One question in the wire form."""
-    data: dict[str, Any] = {"id": id, "question": text}
-    if header is not None:
-        data["header"] = header
-    if labels:
-        described = descriptions or {}
-        data["options"] = [
-            {"label": label, **({"description": described[label]} if label in described else {})}
-            for label in labels
-        ]
-    if multi:
-        data["multiSelect"] = True
-    if detail is not None:
-        data["detail"] = detail
-    return data
-
-
-def request(*questions: dict[str, Any]) -> dict[str, Any]:
-    return {"questions": list(questions)}
 
 
 class Session:
@@ -56,9 +33,11 @@ class Session:
         mode: str,
         plan: dict[str, Any],
         *,
-        driver: str = DRIVER,
+        driver: str | None = None,
         env: dict[str, str] | None = None,
     ) -> None:
+        """Run ``plan``: by the kit's driver (``user_interaction.testing.driver``) through
+        the stdio provider, reporting its reader threads; or by the program ``driver``."""
         self.mode = mode
         environment = {k: v for k, v in os.environ.items() if k != "USER_INTERACTION_PROVIDER"}
         for name in ("NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE"):
@@ -67,7 +46,11 @@ class Session:
         environment["TERM"] = "dumb"  # no colour or bracketed-paste sequences from readline
         environment.update(env or {})
         env = environment
-        args = [driver, json.dumps(plan)]
+        if driver is None:
+            plan = {"provider": "stdio", "threads": "user-interaction-stdio", **plan}
+            if plan.get("register") is True:
+                plan["register"] = "user_interaction_stdio:StdioProvider"
+        args = [*(DRIVER if driver is None else [driver]), json.dumps(plan)]
         self.screen = io.StringIO()
         self.child: Any
         if mode == "tty":
@@ -127,8 +110,7 @@ class Session:
         return self.results()
 
     def results(self) -> dict[int, dict[str, Any]]:
-        found = [json.loads(m) for m in re.findall(r"RESULT (.*)", self.text)]
-        return {item["index"]: item for item in found}
+        return results(self.text)
 
     def threads(self) -> list[str]:
         match = re.search(r"THREADS (.*)", self.text)

@@ -228,24 +228,25 @@ def test_already_aborted_signal_shows_nothing(stdio_terminal: Terminal) -> None:
 
 
 def test_dispose_rejects_pending_and_ends_the_reader(stdio_terminal: Terminal) -> None:
+    """Disposal reaches the pending ask through its signal (the manager fires it), and
+    dispose() lets go of the input."""
     provider = stdio_terminal.provider()
 
     async def main() -> None:
-        task = asyncio.ensure_future(provider.ask(ask_for("one", "a", "b")))
-        await stdio_terminal.shows("> ")
-        assert len(reader_threads()) == 1
-        disposing = threading.Thread(target=provider.dispose)
-        disposing.start()
-        with pytest.raises(UserInteractionError) as caught:
-            await task
-        disposing.join()
-        assert caught.value.code == PROVIDER_DISPOSED
-        with pytest.raises(UserInteractionError) as again:
-            await provider.ask(ask_for("two", "c"))
-        assert again.value.code == PROVIDER_DISPOSED
+        with UserInteraction() as ui:
+            disposer = ui.register_provider(provider)
+            task = asyncio.ensure_future(ui.ask(ask_for("one", "a", "b")))
+            await stdio_terminal.shows("> ")
+            assert len(reader_threads()) == 1
+            disposing = threading.Thread(target=disposer)
+            disposing.start()
+            with pytest.raises(UserInteractionError) as caught:
+                await task
+            disposing.join()
+            assert caught.value.code == PROVIDER_DISPOSED
 
     run(main)
-    provider.dispose()  # idempotent
+    provider.dispose()  # again: nothing left to let go of
     assert reader_threads() == []
     assert stdio_terminal.text.endswith("(closed: the question was withdrawn)\n")
     stdio_terminal.type("still there\n")  # the disposed provider consumed nothing

@@ -444,10 +444,9 @@ _SIGINT_DEFAULT = (
 
 
 def test_ctrl_c_in_a_terminal_leaves_it_usable() -> None:
-    plan = json.dumps({"requests": [request(PKG)]})
-    command = (
-        f"trap true INT; {shlex.quote(sys.executable)} {shlex.quote(DRIVER)} {shlex.quote(plan)}"
-    )
+    plan = json.dumps({"requests": [request(PKG)], "provider": "stdio"})
+    driver = " ".join(map(shlex.quote, [sys.executable, *DRIVER, plan]))
+    command = f"trap true INT; {driver}"
     # The shell starts with SIGINT at its default even when this test run ignores it (a
     # background job): a shell cannot trap a signal ignored on entry, nor Python see it.
     child = pexpect.spawn(

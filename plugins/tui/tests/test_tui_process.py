@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from tui_support import DRIVER, PATIENCE, Session, answers, question, request
+from tui_support import DRIVER, PATIENCE, Session, answers, question, request, tui_plan
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX pseudo-terminals")
 
@@ -323,10 +323,10 @@ def test_prompt_toolkit_is_imported_on_the_first_ask_only() -> None:
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_in_tmux() -> None:
-    plan = json.dumps({"requests": [request(LINT)]})
+    plan = json.dumps(tui_plan({"requests": [request(LINT)]}))
     socket = f"ui-tui-{os.getpid()}"
     tmux = ["tmux", "-L", socket, "-f", "/dev/null"]
-    command = f"{shlex.quote(sys.executable)} {shlex.quote(DRIVER)} {shlex.quote(plan)}; sleep 600"
+    command = " ".join(map(shlex.quote, [sys.executable, *DRIVER, plan])) + "; sleep 600"
     env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "USER_INTERACTION_PROVIDER")}
     env["TERM"] = "xterm-256color"
     subprocess.run(
@@ -600,9 +600,19 @@ def test_a_long_answer_wraps_in_its_field(tui_run: Any, columns: int, rows: int)
     session.press("o", text)
     shown = session.screen.shows("word25")
     assert "word01" in shown  # the start is still shown, not only the tail
-    field = [line for line in shown.splitlines() if "word" in line]
+    field = [line.split("Other: ")[-1] for line in shown.splitlines() if "word" in line]
     assert len(field) >= 2
     assert all(len(line) <= columns for line in field)
+    # broken between words, never inside one: every row holds whole words, all of them
+    assert [token for line in field for token in line.split()] == words, shown
+    # the cursor crosses the padding that moved a word down: on the first letter of the
+    # second row's first word, it is drawn at that row's start (after "Other: ")
+    second = field[1].split()[0]
+    row = next(n for n, line in enumerate(shown.splitlines()) if line.startswith(" " * 7 + second))
+    session.press(*["left"] * (len(text) - text.index(second)))
+    session.screen.cursor_at(len("Other: "), row)
+    session.press("right")
+    session.screen.cursor_at(len("Other: ") + 1, row)
     session.press("enter")
     assert answers(session.finish()[0]) == {"pkg": {"id": "pkg", "selected": [], "custom": text}}
 

@@ -5,17 +5,33 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 import threading
 import time
-from pathlib import Path
 from typing import Any, Callable
 
 import pexpect
 import pyte
 
-DRIVER = str(Path(__file__).with_name("tui_driver.py"))
+from user_interaction.testing import wire_question as question
+from user_interaction.testing import wire_request as request
+from user_interaction.testing.driver import read_reports, results
+
+__all__ = [
+    "DRIVER",
+    "KEYS",
+    "PATIENCE",
+    "Screen",
+    "Session",
+    "answers",
+    "press",
+    "question",
+    "request",
+    "tui_plan",
+]
+
+#: The kit's driver program (``user_interaction.testing.driver``).
+DRIVER = ["-m", "user_interaction.testing.driver"]
 PATIENCE = 60.0  # generous: only a hung provider ever waits this long
 KEYS = {
     "up": "\x1b[A",
@@ -106,6 +122,14 @@ class Screen:
                     raise AssertionError(f"never shown: {what}; the screen:\n{shown}")
                 self._lock.wait(min(left, 0.2))
 
+    def cursor_at(self, column: int, row: int, timeout: float = PATIENCE) -> str:
+        """Wait until the terminal's cursor is at ``column``, ``row`` (from 0)."""
+        return self.wait(
+            lambda _: (self._screen.cursor.x, self._screen.cursor.y) == (column, row),
+            f"the cursor at column {column}, row {row}",
+            timeout,
+        )
+
     def shows(self, text: str, timeout: float = PATIENCE) -> str:
         return self.wait(lambda shown: text in shown, repr(text), timeout)
 
@@ -142,39 +166,10 @@ def press(child: Any, *keys: str) -> None:
             time.sleep(0.3)
 
 
-def question(
-    id: str,
-    text: str,
-    *labels: str,
-    header: str | None = None,
-    multi: bool = False,
-    detail: str | None = None,
-    descriptions: dict[str, str] | None = None,
-    previews: dict[str, str] | None = None,
-) -> dict[str, Any]:
-    """One question in the wire form."""
-    data: dict[str, Any] = {"id": id, "question": text}
-    if header is not None:
-        data["header"] = header
-    if labels:
-        described, previewed = descriptions or {}, previews or {}
-        data["options"] = [
-            {
-                "label": label,
-                **({"description": described[label]} if label in described else {}),
-                **({"preview": previewed[label]} if label in previewed else {}),
-            }
-            for label in labels
-        ]
-    if multi:
-        data["multiSelect"] = True
-    if detail is not None:
-        data["detail"] = detail
-    return data
-
-
-def request(*questions: dict[str, Any]) -> dict[str, Any]:
-    return {"questions": list(questions)}
+def tui_plan(plan: dict[str, Any]) -> dict[str, Any]:
+    """``plan`` for the kit's driver: through the tui, reporting the terminal's settings
+    at the end, each report ending in CR LF."""
+    return {"provider": "tui", "stty": True, "crlf": True, **plan}
 
 
 class Session:
@@ -188,7 +183,7 @@ class Session:
         environment.update({"TERM": "xterm-256color", "PYTHONUNBUFFERED": "1", **env})
         self.child = pexpect.spawn(
             sys.executable,
-            [DRIVER, json.dumps(plan)],
+            [*DRIVER, json.dumps(tui_plan(plan))],
             env=environment,
             encoding="utf-8",
             timeout=PATIENCE,
@@ -210,13 +205,11 @@ class Session:
         return self.results()
 
     def results(self) -> dict[int, dict[str, Any]]:
-        found = [json.loads(m) for m in re.findall(r"RESULT (.*?)\r?\n", self.screen.raw())]
-        return {item["index"]: item for item in found}
+        return results(self.screen.raw())
 
     def stty(self) -> list[str]:
-        match = re.search(r"STTY (.*?)\r?\n", self.screen.raw())
-        assert match is not None
-        return str(json.loads(match.group(1))).split()
+        (settings,) = [value for kind, value in read_reports(self.screen.raw()) if kind == "STTY"]
+        return str(settings).split()
 
     def kill(self) -> None:
         self.child.close(force=True)

@@ -278,15 +278,26 @@ def test_check_6_invalid_answers_are_422_and_the_ask_stays_pending(tab: Tab, age
     card = tab.card(QUESTION)
     ask_id = card.get_attribute("data-ask-id")
     for answers, message in (
-        ([{"id": "pkg", "selected": ["bun"]}], "answers[0].selected[0]: 'bun' was not offered"),
+        (
+            [{"id": "pkg", "selected": ["bun"]}],
+            "answers[0].selected[0]: 'bun' was not offered for question 'pkg'",
+        ),
         (
             [{"id": "pkg", "selected": ["pnpm", "npm"]}],
-            "answers[0].selected: 'pkg' takes one option, got 2",
+            "answers[0].selected: question 'pkg' is single-select but 2 labels were selected",
         ),
-        ([{"id": "name", "selected": [], "custom": " "}], "answers[0].custom: blank"),
+        ([{"id": "name", "selected": [], "custom": " "}], "answers[0].custom: must not be blank"),
     ):
         reply = tab.post({"askId": ask_id, "action": "accept", "answers": answers})
-        assert reply == {"status": 422, "body": {"error": message}}
+        path, _, said = message.partition(": ")
+        assert reply == {
+            "status": 422,
+            "body": {
+                "error": message,
+                "code": "INVALID_ANSWER",
+                "problems": [{"path": path, "message": said, "code": "INVALID_ANSWER"}],
+            },
+        }
     assert not future.done()
     expect(tab.cards()).to_have_count(1)
 
@@ -296,7 +307,9 @@ def test_check_6_invalid_answers_are_422_and_the_ask_stays_pending(tab: Tab, age
     card.get_by_role("radio", name="npm", exact=True).check()
     tab.expect_status(422)
     card.get_by_role("button", name="Submit").click()
-    expect(card.get_by_role("alert")).to_have_text("answers[0].selected[0]: 'bun' was not offered")
+    expect(card.get_by_role("alert")).to_have_text(
+        "answers[0].selected[0]: 'bun' was not offered for question 'pkg'"
+    )
     # "Other…" without text is caught on the page
     card.get_by_role("radio", name="Other…").check()
     card.get_by_role("button", name="Submit").click()
@@ -426,14 +439,14 @@ def test_a_sent_answer_leaves_a_receipt(tab: Tab, agent: Agent) -> None:
     card.get_by_role("button", name="Submit").click()
     assert sent.result(PROMPTLY).get("one").selected == ("npm",)  # type: ignore[union-attr]
     receipts = tab.page.locator(".receipt")
-    expect(receipts).to_have_text([f"✓ Sent to the agent: {QUESTION} (and 1 more)"])
+    # it says what was sent, question by question
+    sent_text = f"✓ Sent to the agent:{QUESTION} → npmWhat name? → Shed"
+    expect(receipts).to_have_text([sent_text])
     expect(receipts.first).to_have_role("status")
     cancelled = agent.ask(package_question("two"))
     tab.card(QUESTION).get_by_role("button", name="Cancel").click()
     assert error_of(cancelled).code == ASK_CANCELLED
-    expect(receipts).to_have_text(
-        [f"✓ Sent to the agent: {QUESTION} (and 1 more)", f"Cancelled: {QUESTION}"]
-    )
+    expect(receipts).to_have_text([sent_text, f"Cancelled: {QUESTION}"])
     expect(tab.cards()).to_have_count(0)
 
 

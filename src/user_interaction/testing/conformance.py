@@ -1,4 +1,5 @@
-"""The provider conformance suite: prove that a provider honours the contract.
+"""The provider conformance suite: prove that a provider keeps the rules every provider
+keeps (the documentation's Semantics page states them).
 
 A provider author writes a small :class:`ConformanceDriver` — how a simulated human
 answers, skips, cancels or stays silent in their UI — and subclasses
@@ -511,8 +512,9 @@ def _run(driver: ConformanceDriver, scenario: Callable[[_Session], Awaitable[Non
 
 
 class ProviderConformance:
-    """The contract, as tests. Subclass it (name the subclass ``Test...``) and define a
-    ``driver`` fixture that returns (or yields) your :class:`ConformanceDriver`.
+    """The rules of the Semantics page that concern a provider, as tests. Subclass it
+    (name the subclass ``Test...``) and define a ``driver`` fixture that returns (or
+    yields) your :class:`ConformanceDriver`.
 
     To leave out a check that does not apply to your UI, override the test method with
     one that calls ``pytest.skip("why")``.

@@ -37,11 +37,11 @@ from user_interaction import (
     AskUserQuestionAnswer,
     AskUserQuestionAnswerItem,
     AskUserQuestionItem,
-    AskUserQuestionOption,
     UserInteractionError,
 )
+from user_interaction.toolkit import describe_value, option_text, quoted, shorten
 
-__all__ = ["PREVIEW_LIMIT", "FormPlan", "field_names", "plain_preview"]
+__all__ = ["PREVIEW_LIMIT", "FormPlan", "field_names"]
 
 ElicitationReply = Union[
     AcceptElicitationResponse,
@@ -56,8 +56,6 @@ _NOT_SLUG: Final = re.compile(r"[^A-Za-z0-9]+")
 _QUOTE_LIMIT: Final = 60
 #: The most characters of a preview put into an option's description.
 PREVIEW_LIMIT: Final = 2000
-_FENCE: Final = re.compile(r"^\s*(```|~~~)")
-_BLANK_LINES: Final = re.compile(r"\n{3,}")
 
 
 def field_names(index: int, question_id: str) -> tuple[str, str, str]:
@@ -135,7 +133,7 @@ class FormPlan:
             if name not in known:
                 raise _invalid(
                     f"The ACP client answered the field {name!r}, which the form did not contain "
-                    f"(its fields: {_listing(sorted(n for n in known if n is not None))})."
+                    f"(its fields: {quoted(sorted(n for n in known if n is not None))})."
                 )
         return AskUserQuestionAnswer(
             [_read_question(question, content) for question in self.questions]
@@ -152,11 +150,6 @@ def _title(item: AskUserQuestionItem) -> str:
     return f"{item.header}: {item.question}" if item.header else item.question
 
 
-def _quote(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= _QUOTE_LIMIT else text[: _QUOTE_LIMIT - 1].rstrip() + "…"
-
-
 def _properties(question: _Question) -> dict[str, FormProperty]:
     item = question.item
     title, description = _title(item), item.detail
@@ -167,7 +160,9 @@ def _properties(question: _Question) -> dict[str, FormProperty]:
             )
         }
     options = [
-        EnumOption(const=option.label, title=option.label, description=_described(option))
+        EnumOption(
+            const=option.label, title=option.label, description=option_text(option, PREVIEW_LIMIT)
+        )
         for option in item.options
     ]
     choice: FormProperty
@@ -182,13 +177,11 @@ def _properties(question: _Question) -> dict[str, FormProperty]:
         choice = ElicitationStringPropertySchema(
             type="string", title=title, description=description, one_of=options
         )
+    asked = shorten(item.header or item.question, _QUOTE_LIMIT)
     custom = ElicitationStringPropertySchema(
         type="string",
         title="Other answer",
-        description=(
-            f'Your own answer to "{_quote(item.header or item.question)}", '
-            "used instead of the choice."
-        ),
+        description=f'Your own answer to "{asked}", used instead of the choice.',
     )
     fields: dict[str, FormProperty] = {question.choice: choice, question.custom: custom}
     if question.notes is not None:
@@ -196,28 +189,11 @@ def _properties(question: _Question) -> dict[str, FormProperty]:
             type="string",
             title="Notes",
             description=(
-                f'Notes beside your choice for "{_quote(item.header or item.question)}", '
+                f'Notes beside your choice for "{asked}", '
                 "such as a condition or a detail to keep in mind."
             ),
         )
     return fields
-
-
-def _described(option: AskUserQuestionOption) -> str | None:
-    """The option's description with its preview after it, as plain text."""
-    parts = [option.description] if option.description else []
-    if option.preview and option.preview.strip():
-        parts.append(plain_preview(option.preview))
-    return "\n\n".join(parts) or None
-
-
-def plain_preview(preview: str) -> str:
-    """A Markdown preview as plain text: without code fences, at most ``PREVIEW_LIMIT``."""
-    lines = [line.rstrip() for line in preview.splitlines() if not _FENCE.match(line)]
-    text = _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip("\n")
-    if len(text) > PREVIEW_LIMIT:
-        text = text[: PREVIEW_LIMIT - 1].rstrip() + "…"
-    return text
 
 
 def _read_question(question: _Question, content: Mapping[str, object]) -> AskUserQuestionAnswerItem:
@@ -248,7 +224,7 @@ def _text(question: _Question, name: str, value: object) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise _invalid(f"{_where(question, name)} must be text, got {_kind(value)}.")
+        raise _invalid(f"{_where(question, name)} must be text, got {describe_value(value)}.")
     return value.strip() or None
 
 
@@ -258,7 +234,7 @@ def _choice(question: _Question, value: object) -> tuple[str, ...]:
     if not isinstance(value, str):
         raise _invalid(
             f"{_where(question, question.choice)} must be one of the offered labels, "
-            f"got {_kind(value)}."
+            f"got {describe_value(value)}."
         )
     _check_offered(question, value)
     return (value,)
@@ -270,14 +246,14 @@ def _choices(question: _Question, value: object) -> tuple[str, ...]:
     if not isinstance(value, list):
         raise _invalid(
             f"{_where(question, question.choice)} must be an array of offered labels, "
-            f"got {_kind(value)}."
+            f"got {describe_value(value)}."
         )
     picked: list[str] = []
     for entry in value:
         if not isinstance(entry, str):
             raise _invalid(
                 f"{_where(question, question.choice)} must contain only offered labels, "
-                f"got {_kind(entry)}."
+                f"got {describe_value(entry)}."
             )
         _check_offered(question, entry)
         if entry not in picked:  # a client that repeats a label picked it once
@@ -289,7 +265,7 @@ def _check_offered(question: _Question, label: str) -> None:
     if label not in question.labels:
         raise _invalid(
             f"{_where(question, question.choice)} is {label!r}, which was not offered "
-            f"(offered: {_listing(question.labels)})."
+            f"(offered: {quoted(question.labels)})."
         )
 
 
@@ -297,23 +273,5 @@ def _where(question: _Question, name: str) -> str:
     return f"The ACP client's answer to question {question.item.id!r} (field {name!r})"
 
 
-def _listing(values: Sequence[str]) -> str:
-    return ", ".join(repr(value) for value in values)
-
-
 def _invalid(message: str) -> UserInteractionError:
     return UserInteractionError(message, INVALID_ANSWER)
-
-
-def _kind(value: object) -> str:
-    if isinstance(value, bool):
-        return f"the boolean {str(value).lower()}"
-    if isinstance(value, (int, float)):
-        return f"the number {value!r}"
-    if isinstance(value, str):
-        return f"the text {value!r}"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, Mapping):
-        return "an object"
-    return type(value).__name__

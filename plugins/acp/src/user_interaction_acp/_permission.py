@@ -34,8 +34,9 @@ from user_interaction import (
     AskUserQuestionOption,
     UserInteractionError,
 )
+from user_interaction.toolkit import plain_preview
 
-from ._form import plain_preview
+from ._form import PREVIEW_LIMIT
 
 __all__ = ["InclusionPlan", "PermissionPlan", "check_permission_fallback", "multi_select_answer"]
 
@@ -160,7 +161,7 @@ def _question_lines(item: AskUserQuestionItem) -> list[str]:
 def _option_lines(option: AskUserQuestionOption, head: str) -> list[str]:
     lines = [head + (f": {option.description}" if option.description else "")]
     if _previewed(option):
-        lines += ["", plain_preview(option.preview or ""), ""]
+        lines += ["", plain_preview(option.preview or "", PREVIEW_LIMIT), ""]
     return lines
 
 

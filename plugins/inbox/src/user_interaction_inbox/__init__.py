@@ -10,7 +10,7 @@ human answers from the command line (``inbox list``, ``inbox answer``)::
 
 A request with a ``key`` survives its caller: a restarted agent asking with the same key
 joins the pending ask, or collects the answer the human gave meanwhile. The server's HTTP
-guards and, in a later version, its page are shared with the web provider
+guards and its page's code base (cards, answers, styles) are the web provider's
 (``user-interaction-web``). aiohttp is imported by the server and when the provider is
 built, not here (listing providers stays quick).
 """

@@ -284,7 +284,10 @@ class PostgresStore:
     def mark_notified(self, ask_id: str, at: float) -> None:
         """Remember that the notification of ``ask_id`` was sent ``at``."""
         with self._transaction() as db:
-            db.execute("UPDATE asks SET notified_at = %s WHERE id = %s", (at, ask_id))
+            db.execute(
+                "UPDATE asks SET notified_at = %s WHERE id = %s AND notified_at IS NULL",
+                (at, ask_id),
+            )
 
     # -- remembered approvals ------------------------------------------------------------
 

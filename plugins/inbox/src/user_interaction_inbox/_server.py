@@ -1,13 +1,21 @@
 """The inbox server: an aiohttp application over a :class:`~._store.Store`, with an HTTP API
 for agents (post an ask, wait for it to settle, withdraw it) and for the human's side (list
-the pending asks, settle one), behind the web provider's guards.
+the pending asks, settle one, follow them on a server-sent event stream), and the page
+showing every agent's asks, behind the web provider's guards. The page is the web
+provider's code base (its cards script and stylesheet, served from the installed
+``user-interaction-web``) with a script of its own for the inbox's transport.
+
+The page's browser authenticates with a session cookie: opening the address with the token
+(in the fragment, as ``inbox open`` prints it) once sets it, so that a link without the
+token (a notification's) works in that browser. Agents and the command line send the token
+in a header.
 
 The store is the truth: a state change is committed before it is acknowledged. In memory
 the server keeps, per pending ask, what the store need not: the requests waiting on it,
 its expiry timer, and the timer withdrawing an unkeyed ask whose agent went away.
 
 Several servers may share one store (PostgreSQL): each hears of the others' changes
-through :meth:`InboxServer.changed`, the one place where a change seen in the store
+through :meth:`InboxServer.store_changed`, the one place where a change seen in the store
 reaches this server's waiters and lists. Every server arms the expiry of every pending ask
 (the first to settle it wins); only a server the ask's agent talks to withdraws an unkeyed
 ask whose agent went away.
@@ -17,10 +25,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import hmac
+import json
 import secrets
 import ssl
 import time
 from collections.abc import Awaitable, Callable, Collection, Coroutine
+from importlib.resources import files
 from typing import Any, Final, TypeVar
 
 import attrs
@@ -33,6 +45,7 @@ from user_interaction_web.guards import (
     error,
     guard,
     read_json,
+    token_matches,
 )
 
 from user_interaction import (
@@ -48,9 +61,18 @@ from user_interaction import (
 from user_interaction.extensions import Decision
 
 from ._address import TOKEN_HEADER
+from ._notify import Notifications, Notifier
 from ._store import KeyConflict, State, Store, StoredAsk, StoreUnavailable
 
-__all__ = ["ABANDONED_AFTER", "DEFAULT_RETAIN", "MAX_WAIT", "InboxServer", "status_of"]
+__all__ = [
+    "ABANDONED_AFTER",
+    "DEFAULT_RETAIN",
+    "MAX_WAIT",
+    "SESSION_COOKIE",
+    "InboxServer",
+    "card_of",
+    "status_of",
+]
 
 #: Seconds an unkeyed ask stays pending without its agent (no request waiting on it).
 ABANDONED_AFTER: Final = 30.0
@@ -67,6 +89,16 @@ T = TypeVar("T")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 #: The longest decision name the API takes (it travels in the URL's query).
 _MAX_NAME: Final = 1000
+#: The page's session cookie, and how long a browser keeps it (30 days).
+SESSION_COOKIE: Final = "user_interaction_inbox"
+_SESSION_SECONDS: Final = 30 * 24 * 3600
+#: Seconds between two comments on an idle event stream (proxies close silent ones).
+_PING_SECONDS: Final = 15.0
+#: What a request with neither the token nor the session hears.
+_HOW_TO_GET_IN: Final = (
+    "Open the inbox's address with its token once in this browser: "
+    "`user-interaction inbox open` prints it."
+)
 _SETTLE_ACTIONS: Final[dict[str, State]] = {
     "answer": "answered",
     "cancel": "cancelled",
@@ -91,6 +123,31 @@ def status_of(ask: StoredAsk) -> dict[str, Any]:
             answer=ask.answer, error=ask.error, settledBy=ask.settled_by, settled=ask.settled
         )
     return data
+
+
+def card_of(ask: StoredAsk, now: float) -> dict[str, Any]:
+    """A pending ask as the page shows it: the card of the shared page code base (its
+    ``askId`` and ``questions``), with the agent's label, the ask's ``age`` and, under a
+    deadline, its ``timeLeft`` in seconds at ``now`` (the page counts on its own clock)."""
+    card: dict[str, Any] = {
+        "askId": ask.id,
+        "agent": ask.agent,
+        "key": ask.key,
+        "age": max(0.0, now - ask.created),
+        "questions": ask.request.get("questions", []),
+    }
+    if ask.deadline is not None:
+        card["timeLeft"] = max(0.0, ask.deadline - now)
+    return card
+
+
+def _event(name: str, data: object) -> bytes:
+    """One server-sent event."""
+    return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+
+
+def _static(package: str, name: str, content_type: str) -> tuple[bytes, str]:
+    return files(package).joinpath("static", name).read_bytes(), content_type
 
 
 class _Waiter:
@@ -145,12 +202,33 @@ class InboxServer:
         *,
         retain: float = DEFAULT_RETAIN,
         hosts: Collection[str] = LOOPBACK_NAMES,
+        notifier: Notifier | None = None,
+        public_url: str | None = None,
     ) -> None:
+        """``notifier`` announces each new ask, linking to it under ``public_url`` (where
+        humans reach this server: a tunnel's or a load balancer's address), else under
+        the address it listens on."""
         self.store = store
         self.token = token
         self.retain = retain
         self.hosts = frozenset(hosts)
         self.base = ""
+        self.tls = False
+        # The session cookie's value: derived from the token, so it outlives a restart and
+        # ``serve --new-token`` ends every session with the token.
+        self._session = hmac.new(
+            token.encode(), b"user-interaction inbox session", hashlib.sha256
+        ).hexdigest()
+        self._streams: set[asyncio.Queue[bytes | None]] = set()
+        self._closing = False
+        # The page is the web provider's cards script and stylesheet (one code base for
+        # both pages) with the inbox's own shell and transport.
+        self._page = _static(__package__, "inbox.html", "text/html")
+        self._files = {
+            "/cards.js": _static("user_interaction_web", "cards.js", "text/javascript"),
+            "/app.css": _static("user_interaction_web", "app.css", "text/css"),
+            "/inbox.js": _static(__package__, "inbox.js", "text/javascript"),
+        }
         self._live: dict[str, _Live] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._runner: web.AppRunner | None = None
@@ -161,7 +239,9 @@ class InboxServer:
         # server's run too, so one from before a restart never matches.
         self._run = secrets.token_hex(4)
         self._version = 0
-        self._changed = asyncio.Event()
+        self._list_event = asyncio.Event()
+        self._public_url = public_url
+        self._notifications = None if notifier is None else Notifications(notifier, store)
         self._synced = asyncio.Event()
         self._watch: asyncio.Task[None] | None = None
 
@@ -172,11 +252,26 @@ class InboxServer:
         app = web.Application(
             client_max_size=MAX_BODY,
             middlewares=[
-                guard(_token_of, self.token, hosts=self.hosts, origin_required=False),
+                guard(
+                    _token_of,
+                    self.token,
+                    hosts=self.hosts,
+                    origin_required=False,
+                    session=self._has_session,
+                    refusal=_HOW_TO_GET_IN,
+                ),
                 _unavailable,
             ],
         )
+        # The page itself needs no credential (it holds no model text): a link without
+        # the token serves it, and its requests then carry the session cookie.
         app.router.add_get("/", self._home)
+        app.router.add_get("/asks/{id}", self._home)
+        for path in self._files:
+            app.router.add_get(path, self._file)
+        app.router.add_get("/favicon.ico", self._no_icon)
+        app.router.add_post("/api/session", self._start_session)
+        app.router.add_get("/api/events", self._events)
         app.router.add_get("/api/inbox", self._hello)
         app.router.add_get("/api/asks", self._list)
         app.router.add_post("/api/asks", self._post)
@@ -196,7 +291,7 @@ class InboxServer:
         with a store of its own, the agents of unkeyed asks have :data:`ABANDONED_AFTER`
         seconds to come back), then listen on ``host:port``."""
         await asyncio.to_thread(self.store.purge, time.time() - self.retain)
-        self._watch = asyncio.ensure_future(self.store.watch(self.changed))
+        self._watch = asyncio.ensure_future(self.store.watch(self.store_changed))
         synced = asyncio.ensure_future(self._synced.wait())
         await asyncio.wait([self._watch, synced], return_when=asyncio.FIRST_COMPLETED)
         synced.cancel()
@@ -206,6 +301,10 @@ class InboxServer:
             for live in self._live.values():
                 if live.ask.key is None:
                     self._abandon_later(live)
+        # Read before listening: an ask posted from now on is sent by its own post.
+        unnotified: list[StoredAsk] = []
+        if self._notifications is not None:
+            unnotified = await asyncio.to_thread(self.store.unnotified)
         self._schedule_purge()
         # handler_cancellation: an agent that hangs up stops waiting at once, so an unkeyed
         # ask's 30 s without its agent start then.
@@ -215,10 +314,15 @@ class InboxServer:
         await runner.setup()
         self._runner = runner
         await web.TCPSite(runner, host, port, ssl_context=ssl_context).start()
+        self.tls = ssl_context is not None
         bound = runner.addresses[0][1]
         scheme = "https" if ssl_context is not None else "http"
         name = f"[{host}]" if ":" in host else host
         self.base = f"{scheme}://{name}:{bound}"
+        if self._notifications is not None:
+            self._notifications.start(
+                self._public_url or self.base, self._live.__contains__, unnotified
+            )
 
     async def close(self) -> None:
         """Stop listening; pending asks stay pending in the store."""
@@ -232,9 +336,14 @@ class InboxServer:
             live.stop_timers()
             if not live.done.done():
                 live.done.cancel()
-        self._changed.set()  # the lists held answer now: the server is closing
+        self._closing = True
+        self._list_event.set()  # the lists held answer now: the server is closing
+        for stream in self._streams:  # the pages reconnect to the next server by themselves
+            stream.put_nowait(None)
         if self._runner is not None:
             await self._runner.cleanup()
+        if self._notifications is not None:
+            await self._notifications.close()
         if self._tasks:
             await asyncio.wait(self._tasks, timeout=5.0)
 
@@ -257,13 +366,26 @@ class InboxServer:
     def _cursor(self) -> str:
         return f"{self._run}.{self._version}"
 
-    def _list_changed(self) -> None:
-        """Wake the ``GET /api/asks?after=`` requests held: the pending list changed."""
+    def _changed(self, ask: StoredAsk) -> None:
+        """Everything that follows a change of one ask, in one place: it arrived, its
+        deadline moved, or it left the pending list (settled, expired, withdrawn). The
+        held ``GET /api/asks?after=`` requests wake and every page's event stream hears
+        of it. Every state change passes here, whoever made it."""
         self._version += 1
-        self._changed.set()
-        self._changed = asyncio.Event()
+        self._list_event.set()
+        self._list_event = asyncio.Event()
+        if ask.state == "pending":
+            message = _event("ask", card_of(ask, time.time()))
+        else:
+            code = (ask.error or {}).get("code")
+            message = _event(
+                "settled",
+                {"askId": ask.id, "state": ask.state, "settledBy": ask.settled_by, "code": code},
+            )
+        for stream in self._streams:
+            stream.put_nowait(message)
 
-    async def changed(self, ask_id: str | None) -> None:
+    async def store_changed(self, ask_id: str | None) -> None:
         """The store saw ask ``ask_id`` change (any server's doing, this one's included):
         read it again and bring this server's view up to date, waking its waiters and
         lists. ``None``: changes may have been missed (the store was just followed, or
@@ -290,7 +412,7 @@ class InboxServer:
         elif live is not None:  # the store forgot it: its waiters find a 404 when they ask
             live.stop_timers()
             del self._live[ask_id]
-            self._list_changed()
+            self._changed(attrs.evolve(live.ask, state="withdrawn"))
             live.done.cancel()
 
     def _track(self, ask: StoredAsk) -> _Live:
@@ -299,7 +421,7 @@ class InboxServer:
             live = self._live[ask.id] = _Live(ask)
         live.ask = ask
         self._arm_expiry(live)
-        self._list_changed()
+        self._changed(ask)
         return live
 
     def _arm_expiry(self, live: _Live) -> None:
@@ -379,7 +501,7 @@ class InboxServer:
         live.stop_timers()
         if self._live.get(settled.id) is live:
             del self._live[settled.id]
-            self._list_changed()
+            self._changed(settled)
         if not live.done.done():
             live.done.set_result(settled)
 
@@ -418,10 +540,71 @@ class InboxServer:
     # -- HTTP: agents --------------------------------------------------------------------
 
     async def _home(self, request: web.Request) -> web.Response:
-        return web.Response(
-            text="user-interaction inbox: the page arrives in a later version; "
-            "use `user-interaction inbox list` and `inbox answer` meanwhile.\n"
+        """The page (at ``/`` and at ``/asks/ID``, which it opens on that ask)."""
+        body, content_type = self._page
+        return web.Response(body=body, content_type=content_type, charset="utf-8")
+
+    async def _file(self, request: web.Request) -> web.Response:
+        body, content_type = self._files[request.path]
+        return web.Response(body=body, content_type=content_type, charset="utf-8")
+
+    async def _no_icon(self, request: web.Request) -> web.Response:
+        return web.Response(status=204)
+
+    def _has_session(self, request: web.Request) -> bool:
+        """Whether ``request`` carries this inbox's session cookie."""
+        return token_matches(request.cookies.get(SESSION_COOKIE, ""), self._session)
+
+    async def _start_session(self, request: web.Request) -> web.Response:
+        """The page posts the token from its address's fragment (the guard checked it);
+        the reply sets the session cookie, so that links without the token work in this
+        browser: ``HttpOnly`` (no script reads it), ``SameSite=Strict`` (no other site's
+        request carries it), ``Secure`` over TLS."""
+        if not token_matches(_token_of(request), self.token):
+            raise Refused(403, "A session starts only with the token.")
+        response = web.json_response({"session": True})
+        response.set_cookie(
+            SESSION_COOKIE,
+            self._session,
+            max_age=_SESSION_SECONDS,
+            path="/",
+            httponly=True,
+            samesite="Strict",
+            secure=self.tls,
         )
+        return response
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        """The pending asks as server-sent events: a ``snapshot`` of them all on every
+        (re)connection, then ``ask`` (new, or its deadline moved) and ``settled`` (it
+        left: ``state``, ``settledBy``, the error ``code``), and a comment every
+        :data:`_PING_SECONDS` seconds. The stream ends when the server closes; the page
+        then reconnects by itself."""
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        if self._closing:
+            return response
+        stream: asyncio.Queue[bytes | None] = asyncio.Queue()
+        # subscribed and snapshot taken in one step of the loop: no change falls between
+        self._streams.add(stream)
+        now = time.time()
+        asks = sorted((live.ask for live in self._live.values()), key=lambda a: (a.created, a.id))
+        snapshot = _event("snapshot", {"asks": [card_of(ask, now) for ask in asks]})
+        try:
+            await response.write(b"retry: 1000\n\n" + snapshot)
+            while True:
+                try:
+                    message = await asyncio.wait_for(stream.get(), _PING_SECONDS)
+                except asyncio.TimeoutError:
+                    message = b": ping\n\n"
+                if message is None:
+                    break
+                await response.write(message)
+        except (ConnectionError, RuntimeError):  # the tab went away
+            pass
+        finally:
+            self._streams.discard(stream)
+        return response
 
     async def _hello(self, request: web.Request) -> web.Response:
         waiting = sum(live.holding() for live in self._live.values())
@@ -470,12 +653,14 @@ class InboxServer:
         self._adding.append((fresh, added))
         if self._adder is None or self._adder.done():
             self._adder = self._spawn(self._add_queued())
-        ask, _joined = await added
+        ask, joined = await added
         if ask.state == "pending":
             live = self._track(ask)
             live.waiters.setdefault(waiter, _Waiter()).seen = time.monotonic()
             if ask.key is None and live.abandoned is None and not live.holding():
                 self._abandon_later(live)  # its agent has this long to start waiting
+            if not joined and self._notifications is not None:
+                self._notifications.new(ask)  # a task: the agent never waits for it
         return ask
 
     async def _get(self, request: web.Request) -> web.Response:
@@ -549,7 +734,7 @@ class InboxServer:
         after = request.query.get("after")
         if after == self._cursor() and wait > 0:
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), wait)
+                await asyncio.wait_for(self._list_event.wait(), wait)
         asks = sorted((live.ask for live in self._live.values()), key=lambda a: (a.created, a.id))
         return web.json_response(
             {

@@ -141,6 +141,13 @@ class Store(Protocol):
     def forget_decisions(self, name: str | None = None) -> int:
         """Forget the decision for ``name`` (every one when ``None``); how many."""
 
+    def unnotified(self) -> list[StoredAsk]:
+        """The pending asks never marked notified (:meth:`mark_notified`), oldest first:
+        what a server starting sends, so an ask in flight when one stopped is sent again."""
+
+    def mark_notified(self, ask_id: str, at: float) -> None:
+        """Remember that the notification services accepted the ask's message at ``at``."""
+
     def decisions(self) -> list[Decision]:
         """Every remembered decision, by name."""
 
@@ -184,6 +191,9 @@ _MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
             decided REAL NOT NULL
         )""",
     ),
+    # 2 -> 3: when the notification of a new ask was accepted (NULL until then), so that
+    # a restarted server, or another on the same store, never sends it again.
+    ("ALTER TABLE asks ADD COLUMN notified_at REAL",),
 )
 #: The schema version this code writes.
 SCHEMA_VERSION: Final = len(_MIGRATIONS)
@@ -371,6 +381,21 @@ class SqliteStore:
             if name is None:
                 return db.execute("DELETE FROM decisions").rowcount
             return db.execute("DELETE FROM decisions WHERE name = ?", (name,)).rowcount
+
+    def unnotified(self) -> list[StoredAsk]:
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {_COLUMNS} FROM asks WHERE state = 'pending' AND notified_at IS NULL "
+                "ORDER BY created, id"
+            ).fetchall()
+        return [_ask(row) for row in rows]
+
+    def mark_notified(self, ask_id: str, at: float) -> None:
+        with self._write() as db:
+            db.execute(
+                "UPDATE asks SET notified_at = ? WHERE id = ? AND notified_at IS NULL",
+                (at, ask_id),
+            )
 
     def decisions(self) -> list[Decision]:
         with self._lock:

@@ -54,6 +54,8 @@ ATTEND_WAIT: Final = 25.0
 #: How long the watcher of the ask being asked holds each list request: short, so that
 #: it can be joined as soon as its ask ends.
 _WATCH_WAIT: Final = 1.0
+#: Seconds between attempts to reach an inbox that stopped answering (it restarts).
+_RETRY_DELAYS: Final = (0.1, 0.3, 0.5, 1.0, 2.0)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -86,6 +88,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     serve.add_argument("--keyfile", metavar="PATH", help="TLS private key (PEM)")
     serve.add_argument(
         "--new-token", action="store_true", help="replace the token kept in inbox.token"
+    )
+    serve.add_argument(
+        "--notify",
+        action="append",
+        metavar="URL",
+        help="announce each new ask to this Apprise URL (repeatable; default: the "
+        "whitespace-separated URLs of USER_INTERACTION_INBOX_NOTIFY; needs the notify extra)",
+    )
+    serve.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="where humans reach this server, for the links in notifications (a tunnel's or "
+        "a load balancer's https://HOST[:PORT]; default: the address it listens on)",
     )
     serve.add_argument(
         "--retain",
@@ -170,7 +185,9 @@ def _open(args: argparse.Namespace) -> int:
     if args.browser:
         import webbrowser
 
-        webbrowser.open(address.page)
+        if not webbrowser.open(address.page):
+            _say("found no browser to open (set BROWSER to one); open the address above")
+            return _EXIT_ERROR
     return _EXIT_OK
 
 
@@ -332,19 +349,55 @@ def _attend(args: argparse.Namespace) -> int:
         return _EXIT_INTERRUPTED
 
 
+class _Following:
+    """The inbox attend follows: when it stops answering (it restarts, perhaps on another
+    port with another token), attend says so once and reaches it again, reading its
+    address afresh (``inbox.json``) between attempts, until it answers or Ctrl-C."""
+
+    def __init__(self, address: Address) -> None:
+        self.address = address
+
+    def call(
+        self, method: str, path: str, payload: object = None, *, timeout: float = 10.0
+    ) -> Reply:
+        attempt = 0
+        while True:
+            try:
+                reply = _call(self.address, method, path, payload, timeout=timeout)
+            except InboxUnreachable as exc:
+                if attempt == 0:
+                    _say(f"{exc}; waiting for the inbox to come back (Ctrl-C stops)")
+                time.sleep(_RETRY_DELAYS[min(attempt, len(_RETRY_DELAYS) - 1)])
+                attempt += 1
+                try:
+                    self.address = find_address()
+                except InboxUnreachable:
+                    pass  # not written yet: the next attempt reads it again
+                continue
+            if attempt:
+                _say(f"the inbox answers again at {self.address.base}; attending")
+            return reply
+
+
 def _pending(
-    address: Address, cursor: str | None, wait: float = ATTEND_WAIT
+    address: Address | _Following, cursor: str | None, wait: float = ATTEND_WAIT
 ) -> tuple[list[dict[str, Any]], str]:
     """The pending asks and the list's cursor; with ``cursor``, once the list differs from
-    the one it names (or after ``wait`` seconds)."""
+    the one it names (or after ``wait`` seconds). Through a :class:`_Following`, an inbox
+    that stops answering is waited for."""
     path = "/api/asks"
     if cursor is not None:
         path += f"?after={urllib.parse.quote(cursor)}&wait={wait:g}"
-    reply = _call(address, "GET", path, timeout=wait + 15.0)
+    if isinstance(address, _Following):
+        reply = address.call("GET", path, timeout=wait + 15.0)
+        base = address.address.base
+    else:
+        reply = _call(address, "GET", path, timeout=wait + 15.0)
+        base = address.base
     new_cursor = reply.body.get("cursor")
     if reply.status != 200 or not isinstance(new_cursor, str):
         raise InboxUnreachable(
-            f"the inbox at {address.base} cannot be attended (it answered {reply.status}"
+            f"the inbox at {base} cannot be attended (it answered {reply.status}"
             f"{': ' + str(reply.body['error']) if reply.body.get('error') else ''}; "
             "an older server has no cursor): restart it with this version"
         )
@@ -356,8 +409,13 @@ def _attend_loop(address: Address, ui: UserInteraction, by: str) -> int:
     asked: set[str] = set()  # asked here already: left pending (a timeout), not asked again
     cursor: str | None = None
     idle = False
+    # An inbox that does not answer at the start is an error; once attending, one that
+    # stops answering is waited for (it restarts).
+    asks, latest = _pending(address, None)
+    inbox = _Following(address)
     while True:
-        asks, latest = _pending(address, cursor)
+        if cursor is not None:
+            asks, latest = _pending(inbox, cursor)
         asked &= {ask["id"] for ask in asks}
         todo = [ask for ask in asks if ask["id"] not in asked]
         if not todo:
@@ -368,15 +426,18 @@ def _attend_loop(address: Address, ui: UserInteraction, by: str) -> int:
             continue
         idle = False
         asked.add(todo[0]["id"])
-        _attend_one(address, ui, todo[0], by, latest)
-        cursor = None  # read the list again at once: it may have changed meanwhile
+        _attend_one(inbox, ui, todo[0], by, latest)
+        asks, latest = _pending(inbox, None)  # at once: it may have changed meanwhile
+        cursor = None
 
 
 def _attend_one(
-    address: Address, ui: UserInteraction, ask: dict[str, Any], by: str, cursor: str
+    inbox: _Following, ui: UserInteraction, ask: dict[str, Any], by: str, cursor: str
 ) -> None:
     """Ask one ask here while a thread watches the list: when the ask leaves it (settled
-    elsewhere, withdrawn, expired), the local ask is aborted and attending moves on."""
+    elsewhere, withdrawn, expired), the local ask is aborted and attending moves on. The
+    answer is posted to the inbox as it is then (restarted meanwhile, perhaps)."""
+    address = inbox.address
     ask_id = ask["id"]
     _say(f"asking {ask_id} from {ask['agent']}")
     controller = AbortController()
@@ -404,7 +465,7 @@ def _attend_one(
         # down has crashed it).
         done.set()
         watcher.join(_WATCH_WAIT + 15.0)
-    settled = _call(address, "POST", f"/api/asks/{ask_id}/settle", payload)
+    settled = inbox.call("POST", f"/api/asks/{ask_id}/settle", payload)
     if settled.status == 200:
         _say(f"ask {ask_id}: {settled.body.get('state')}")
     elif settled.status == 409:  # settled elsewhere after the human answered here

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -39,15 +38,14 @@ from user_interaction import (
     AskUserQuestionOption,
     UserInteractionError,
 )
+from user_interaction.toolkit import describe_value, plain_preview, quoted
 
-__all__ = ["PREVIEW_LIMIT", "FormPlan", "plain_preview"]
+__all__ = ["PREVIEW_LIMIT", "FormPlan"]
 
 #: The most characters of one option's preview put into a question's description.
 PREVIEW_LIMIT: Final = 1000
 _OTHER_TITLE: Final = "Other (your own answer)"
 _OTHER_DESCRIPTION: Final = "Replaces the choice above."
-_FENCE: Final = re.compile(r"^\s*(```|~~~)")
-_BLANK_LINES: Final = re.compile(r"\n{3,}")
 
 
 class FormPlan:
@@ -111,12 +109,14 @@ class FormPlan:
         if content is None:  # fail closed: "accept" without content says nothing
             raise _invalid("The MCP client accepted the form without any content.")
         if not isinstance(content, Mapping):
-            raise _invalid(f"The MCP client's form content is {_kind(content)}, not an object.")
+            raise _invalid(
+                f"The MCP client's form content is {describe_value(content)}, not an object."
+            )
         unknown = sorted(str(name) for name in content if name not in self._fields)
         if unknown:
             raise _invalid(
-                f"The MCP client answered the field(s) {_listing(unknown)}, which the form "
-                f"did not contain (its fields: {_listing(sorted(self._fields))})."
+                f"The MCP client answered the field(s) {quoted(unknown)}, which the form "
+                f"did not contain (its fields: {quoted(sorted(self._fields))})."
             )
         return AskUserQuestionAnswer(
             [_read(index, item, content) for index, item in enumerate(self.questions)]
@@ -153,20 +153,11 @@ def _description(item: AskUserQuestionItem) -> str | None:
     parts = [item.detail] if item.detail else []
     for option in item.options:
         if option.preview and option.preview.strip():
-            preview = plain_preview(option.preview)
+            preview = plain_preview(option.preview, PREVIEW_LIMIT)
             parts.append(
                 f"{option.label}:\n{preview}" if "\n" in preview else f"{option.label}: {preview}"
             )
     return "\n\n".join(parts) or None
-
-
-def plain_preview(preview: str) -> str:
-    """A Markdown preview as plain text: without code fences, at most ``PREVIEW_LIMIT``."""
-    lines = [line.rstrip() for line in preview.splitlines() if not _FENCE.match(line)]
-    text = _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip("\n")
-    if len(text) > PREVIEW_LIMIT:
-        text = text[: PREVIEW_LIMIT - 1].rstrip() + "…"
-    return text
 
 
 def _read(
@@ -185,7 +176,7 @@ def _read(
     if value is None or value == "":
         return AskUserQuestionAnswerItem(item.id)
     if not isinstance(value, str):
-        raise _invalid(f"{_where(item, choice)} must be one label, got {_kind(value)}.")
+        raise _invalid(f"{_where(item, choice)} must be one label, got {describe_value(value)}.")
     return AskUserQuestionAnswerItem(item.id, selected=(value,))
 
 
@@ -193,10 +184,14 @@ def _labels(item: AskUserQuestionItem, name: str, value: object) -> tuple[str, .
     if value is None:
         return ()
     if not isinstance(value, list):
-        raise _invalid(f"{_where(item, name)} must be an array of labels, got {_kind(value)}.")
+        raise _invalid(
+            f"{_where(item, name)} must be an array of labels, got {describe_value(value)}."
+        )
     for entry in value:
         if not isinstance(entry, str):
-            raise _invalid(f"{_where(item, name)} must contain only labels, got {_kind(entry)}.")
+            raise _invalid(
+                f"{_where(item, name)} must contain only labels, got {describe_value(entry)}."
+            )
     return tuple(value)
 
 
@@ -205,7 +200,7 @@ def _text(item: AskUserQuestionItem, name: str, value: object) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise _invalid(f"{_where(item, name)} must be text, got {_kind(value)}.")
+        raise _invalid(f"{_where(item, name)} must be text, got {describe_value(value)}.")
     return value.strip() or None
 
 
@@ -213,23 +208,5 @@ def _where(item: AskUserQuestionItem, name: str) -> str:
     return f"The MCP client's answer to question {item.id!r} (field {name!r})"
 
 
-def _listing(values: Sequence[str]) -> str:
-    return ", ".join(repr(value) for value in values)
-
-
 def _invalid(message: str) -> UserInteractionError:
     return UserInteractionError(message, INVALID_ANSWER)
-
-
-def _kind(value: object) -> str:
-    if isinstance(value, bool):
-        return f"the boolean {str(value).lower()}"
-    if isinstance(value, (int, float)):
-        return f"the number {value!r}"
-    if isinstance(value, str):
-        return f"the text {value!r}"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, Mapping):
-        return "an object"
-    return type(value).__name__

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 from typing import Final, Union
 
 from user_interaction import (
-    PROVIDER_DISPOSED,
     AbortController,
-    AbortSignal,
     AskUserQuestionAnswer,
     AskUserQuestionRequest,
     UserInteractionError,
@@ -62,18 +59,16 @@ class AnswersFileProvider:
         #: The answers file.
         self.path = Path(path)
         self._current = AnswersFile.follow(self.path)
-        self._lock = threading.Lock()
-        self._closing = AbortController()
 
     def __repr__(self) -> str:
         return f"<AnswersFileProvider {str(self.path)!r}>"
 
     @hookimpl
     async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
-        """Answer ``request`` from the answers file."""
-        with self._lock:
-            closing = self._closing.signal
-        signal = closing if request.signal is None else AbortSignal.any([closing, request.signal])
+        """Answer ``request`` from the answers file. A ``delay`` or a ``silent`` answer
+        waits on the ask's signal, which the manager fires on abort, timeout and disposal
+        (``PROVIDER_DISPOSED``) alike."""
+        signal = request.signal if request.signal is not None else AbortController().signal
         if signal.aborted:
             raise signal.error()
         book = self._current()
@@ -88,12 +83,3 @@ class AnswersFileProvider:
         if answered.error is not None:
             raise answered.error
         return AskUserQuestionAnswer(answered.items)
-
-    def dispose(self) -> None:
-        """End the asks pending now (waiting out a ``delay`` or a ``silent`` answer) with
-        ``PROVIDER_DISPOSED``. The provider may be registered again later."""
-        with self._lock:
-            closing, self._closing = self._closing, AbortController()
-        closing.abort(
-            UserInteractionError("The scripted provider was disposed.", PROVIDER_DISPOSED)
-        )

@@ -32,10 +32,6 @@ __all__ = ["StdioProvider"]
 _WITHDRAWN: Final = "the question was withdrawn"
 
 
-def _disposed() -> UserInteractionError:
-    return UserInteractionError("The stdio provider was disposed.", PROVIDER_DISPOSED)
-
-
 def _end_of_input(console: _console.Console | None = None) -> UserInteractionError:
     failure = None if console is None else console.failure
     message = "End of input: no answer can be read."
@@ -129,67 +125,51 @@ class StdioProvider:
         self._output = output
         self._lock = threading.Lock()
         self._console: _console.Console | None = None
-        self._disposed = False
-        self._stops: set[AbortController] = set()  # one per ask in progress, for dispose()
 
     def __repr__(self) -> str:
-        state = "disposed" if self._disposed else "active"
         streams = [
             "sys.stdin" if self._input is None else repr(self._input),
             "sys.stdout" if self._output is None else repr(self._output),
         ]
-        return f"<StdioProvider {state} input={streams[0]} output={streams[1]}>"
+        return f"<StdioProvider input={streams[0]} output={streams[1]}>"
 
     @hookimpl
     async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
-        """Show the questions of ``request`` in order and read one answer for each."""
-        stop = AbortController()  # dispose() ends this ask through it
-        signal = stop.signal
-        if request.signal is not None:
-            signal = AbortSignal.any([request.signal, signal])
+        """Show the questions of ``request`` in order and read one answer for each.
+
+        Every wait goes through the ask's signal, which the manager fires on abort,
+        timeout and disposal alike (``PROVIDER_DISPOSED`` for every pending ask, before
+        ``dispose()``): the question then shows why it closed, and no list of pending
+        asks is kept here."""
+        signal = request.signal if request.signal is not None else AbortController().signal
         if signal.aborted:
             raise signal.error()
         console = self._claim()
         if console.eof:
             raise _end_of_input(console)
-        with self._lock:
-            if self._disposed:
-                raise _disposed()
-            self._stops.add(stop)
+        turn = console.turns.request(asyncio.get_running_loop())
         try:
-            turn = console.turns.request(asyncio.get_running_loop())
-            try:
-                await signal.race(turn)
-            except BaseException:
-                console.turns.abandon(turn)
-                raise
-            try:
-                if console.eof:  # the ask before this one met the end of input
-                    raise _end_of_input(console)
-                total = len(request.questions)
-                answers = [
-                    await self._ask_question(console, signal, item, number, total)
-                    for number, item in enumerate(request.questions, 1)
-                ]
-            finally:
-                console.turns.release()
+            await signal.race(turn)
+        except BaseException:
+            console.turns.abandon(turn)
+            raise
+        try:
+            if console.eof:  # the ask before this one met the end of input
+                raise _end_of_input(console)
+            total = len(request.questions)
+            answers = [
+                await self._ask_question(console, signal, item, number, total)
+                for number, item in enumerate(request.questions, 1)
+            ]
         finally:
-            with self._lock:
-                self._stops.discard(stop)
+            console.turns.release()
         return AskUserQuestionAnswer(answers)
 
     def dispose(self) -> None:
-        """Reject the asks still pending with ``PROVIDER_DISPOSED`` and let go of the
-        input (its reader thread ends when no other provider reads that stream)."""
+        """Let go of the input: its reader thread ends when no other provider reads that
+        stream. The asks still pending have already ended through their signals."""
         with self._lock:
-            if self._disposed:
-                return
-            self._disposed = True
-            stops = list(self._stops)
-            self._stops.clear()
             console, self._console = self._console, None
-        for stop in stops:
-            stop.abort(_disposed())
         if console is not None:
             _console.release(console)
 
@@ -197,8 +177,6 @@ class StdioProvider:
 
     def _claim(self) -> _console.Console:
         with self._lock:
-            if self._disposed:
-                raise _disposed()
             if self._console is None:
                 stream = sys.stdin if self._input is None else self._input
                 if stream is None:  # e.g. pythonw: the process has no stdin at all
@@ -235,7 +213,7 @@ class StdioProvider:
             line = await signal.race(future)
         except BaseException as exc:
             console.withdraw(future)
-            notice = f"(closed: {_WITHDRAWN})" if self._disposed else _notice(signal, exc)
+            notice = _notice(signal, exc)
             if notice is not None:
                 self._write_quietly(f"\n{notice}\n")
             raise

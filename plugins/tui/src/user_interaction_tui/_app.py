@@ -155,7 +155,7 @@ class Screen:
         # a long answer wraps onto more lines (up to a few) instead of scrolling sideways
         # and showing only its tail
         self.field_window = Window(
-            BufferControl(self.buffer),
+            BufferControl(self.buffer, input_processors=[_wrap.WordWrap()]),
             wrap_lines=True,
             height=self._field_height,
             dont_extend_height=True,

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import sys
-import threading
 from typing import ClassVar, Final, TextIO
 
 from user_interaction import (
-    PROVIDER_DISPOSED,
     AbortController,
-    AbortSignal,
     AskUserQuestionAnswer,
     AskUserQuestionRequest,
-    UserInteractionError,
     hookimpl,
 )
 
@@ -26,10 +22,6 @@ def _isatty(stream: object) -> bool:
         return bool(stream.isatty())  # type: ignore[attr-defined]
     except (AttributeError, OSError, ValueError):
         return False
-
-
-def _disposed() -> UserInteractionError:
-    return UserInteractionError("The tui provider was disposed.", PROVIDER_DISPOSED)
 
 
 class TuiProvider:
@@ -60,46 +52,24 @@ class TuiProvider:
     def __init__(self, input: TextIO | None = None, output: TextIO | None = None) -> None:
         self._input = input
         self._output = output
-        self._lock = threading.Lock()
-        self._disposed = False
-        self._stops: set[AbortController] = set()  # one per ask in progress, for dispose()
 
     def __repr__(self) -> str:
-        state = "disposed" if self._disposed else "active"
-        return f"<TuiProvider {state}>"
+        return "<TuiProvider>"
 
     @hookimpl
     async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
-        """Show the questions of ``request`` on one screen until they are answered."""
-        stop = AbortController()  # dispose() ends this ask through it
-        signal = stop.signal
-        if request.signal is not None:
-            signal = AbortSignal.any([request.signal, signal])
+        """Show the questions of ``request`` on one screen until they are answered.
+
+        The screen goes away when the ask's signal fires: the caller's abort, the timeout,
+        or the provider's disposal (the manager fires the signal of every pending ask with
+        ``PROVIDER_DISPOSED`` before it disposes the provider), so no list of pending asks
+        is kept here."""
+        signal = request.signal if request.signal is not None else AbortController().signal
         if signal.aborted:
             raise signal.error()
-        with self._lock:
-            if self._disposed:
-                raise _disposed()
-            self._stops.add(stop)
-        try:
-            from . import _app  # prompt_toolkit is imported here, on the first ask
+        from . import _app  # prompt_toolkit is imported here, on the first ask
 
-            stdin = sys.stdin if self._input is None else self._input
-            stdout = sys.stdout if self._output is None else self._output
-            form = Form(request.questions)
-            return await signal.race(_app.run(form, stdin, stdout, signal))
-        finally:
-            with self._lock:
-                self._stops.discard(stop)
-
-    def dispose(self) -> None:
-        """Take every question off the screen; pending asks fail with
-        ``PROVIDER_DISPOSED``."""
-        with self._lock:
-            if self._disposed:
-                return
-            self._disposed = True
-            stops = list(self._stops)
-            self._stops.clear()
-        for stop in stops:
-            stop.abort(_disposed())
+        stdin = sys.stdin if self._input is None else self._input
+        stdout = sys.stdout if self._output is None else self._output
+        form = Form(request.questions)
+        return await signal.race(_app.run(form, stdin, stdout, signal))

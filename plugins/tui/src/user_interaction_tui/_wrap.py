@@ -11,10 +11,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.layout.processors import (
+    Processor,
+    Transformation,
+    TransformationInput,
+)
+from prompt_toolkit.layout.utils import explode_text_fragments
+from prompt_toolkit.utils import get_cwidth
 from wcwidth import width as _width
 from wcwidth import wrap as _wrap_text
 
-__all__ = ["Fragments", "split", "wrap"]
+__all__ = ["Fragments", "WordWrap", "split", "wrap"]
 
 Fragments = list[tuple[str, str]]
 
@@ -95,3 +103,66 @@ def _slice(line: tuple[tuple[str, str], ...], start: int, end: int) -> tuple[tup
         if offset >= end:
             break
     return tuple(out)
+
+
+class WordWrap(Processor):
+    """Word wrapping for an editable field, whose window wraps at any cell.
+
+    prompt_toolkit wraps a buffer's line wherever the window's edge falls. This pads the
+    line with spaces before a word that would cross the edge, so the window's own wrapping
+    starts that word on the next row; the cursor maps across the padding. A word wider
+    than the field, and the spaces between words, still wrap where the edge falls; a wide
+    East Asian character counts as a word of its own (text in those scripts may break
+    between any two characters)."""
+
+    def apply_transformation(self, ti: TransformationInput) -> Transformation:
+        width = ti.width
+        fragments = explode_text_fragments(ti.fragments)
+        chars = [fragment[1] for fragment in fragments]
+        cells = [get_cwidth(char) for char in chars]
+        out: StyleAndTextTuples = []
+        padded: list[int] = []  # padding inserted before each source position
+        row = pad = 0
+        for index, fragment in enumerate(fragments):
+            cell = cells[index]
+            if _word_starts(chars, cells, index):
+                word = _word_width(chars, cells, index)
+                if row > 0 and row + word > width >= word:
+                    out.append(("", " " * (width - row)))
+                    pad += width - row
+                    row = 0
+            padded.append(pad)
+            if row + cell > width:
+                row = 0
+            row += cell
+            out.append(fragment)
+        padded.append(pad)  # the position after the last character
+
+        def to_display(position: int) -> int:
+            return position + padded[min(max(position, 0), len(padded) - 1)]
+
+        def to_source(position: int) -> int:
+            for source in range(len(padded)):
+                if source + padded[source] >= position:
+                    return source
+            return len(padded) - 1
+
+        return Transformation(out, source_to_display=to_display, display_to_source=to_source)
+
+
+def _word_starts(chars: list[str], cells: list[int], index: int) -> bool:
+    if chars[index].isspace():
+        return False
+    if cells[index] > 1 or index == 0:
+        return True
+    return chars[index - 1].isspace() or cells[index - 1] > 1
+
+
+def _word_width(chars: list[str], cells: list[int], index: int) -> int:
+    if cells[index] > 1:
+        return cells[index]
+    total = 0
+    while index < len(chars) and not chars[index].isspace() and cells[index] <= 1:
+        total += cells[index]
+        index += 1
+    return total

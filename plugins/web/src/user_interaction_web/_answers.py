@@ -3,16 +3,17 @@ so an invalid answer is refused with its path while the ask stays open."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Final, Literal
 
 import attrs
 
 from user_interaction import (
+    INVALID_ANSWER,
     AskUserQuestionAnswer,
-    AskUserQuestionAnswerItem,
-    AskUserQuestionItem,
+    AskUserQuestionRequest,
     UserInteractionError,
+    check_answer,
 )
 
 from .guards import Refused  # 400 (malformed) or 422 (an answer that breaks the rules)
@@ -48,52 +49,27 @@ def read_reply(data: object) -> Reply:
     raise Refused(400, f"action: expected one of {', '.join(ACTIONS)}, got {action!r}")
 
 
-def read_answer(questions: Sequence[AskUserQuestionItem], raw: object) -> AskUserQuestionAnswer:
-    """The answer in ``raw`` (the wire form's ``answers`` list), checked against
-    ``questions``: 400 for a wrong shape, 422 for an answer the rules refuse."""
+def read_answer(request: AskUserQuestionRequest, raw: object) -> AskUserQuestionAnswer:
+    """The answer in ``raw`` (the wire form's ``answers`` list) to ``request``: 400 when it
+    is not an answer's shape, 422 (every problem with its path) when the core's answer
+    rules refuse it; those rules are :func:`~user_interaction.check_answer`'s, the ones
+    the manager applies, so the page hears of a bad answer while the ask stays open."""
     if not isinstance(raw, list):
         raise Refused(400, "answers: expected an array")
-    by_id = {question.id: question for question in questions}
-    items: list[AskUserQuestionAnswerItem] = []
-    seen: set[str] = set()
-    for index, data in enumerate(raw):
-        path = f"answers[{index}]"
-        try:
-            item = AskUserQuestionAnswerItem.from_dict(data, path=path)
-        except UserInteractionError as error:
-            raise Refused(400, str(error)) from None
-        question = by_id.get(item.id)
-        if question is None:
-            raise Refused(422, f"{path}.id: no question {item.id!r} was asked")
-        if item.id in seen:
-            raise Refused(422, f"{path}.id: {item.id!r} is answered twice")
-        seen.add(item.id)
-        _check(question, item, path)
-        items.append(item)
-    return AskUserQuestionAnswer(items)
-
-
-def _check(question: AskUserQuestionItem, item: AskUserQuestionAnswerItem, path: str) -> None:
-    """Refuse (422, with the path) what the manager would call ``INVALID_ANSWER``: the page
-    can then say so while the ask stays open, instead of failing it."""
-    if item.selected and not question.options:
-        raise Refused(422, f"{path}.selected: question {question.id!r} has no options")
-    offered = {option.label for option in question.options}
-    for index, label in enumerate(item.selected):
-        if label not in offered:
-            raise Refused(422, f"{path}.selected[{index}]: {label!r} was not offered")
-        if label in item.selected[:index]:
-            raise Refused(422, f"{path}.selected[{index}]: {label!r} is selected twice")
-    if len(item.selected) > 1 and not question.multi_select:
-        count = len(item.selected)
-        raise Refused(422, f"{path}.selected: {question.id!r} takes one option, got {count}")
-    if item.custom is not None:
-        if item.selected:
-            raise Refused(422, f"{path}.custom: custom text replaces a choice; select nothing")
-        if not item.custom.strip():
-            raise Refused(422, f"{path}.custom: blank")
-    if item.notes is not None:  # beside a selection, never instead of one
-        if not item.notes.strip():
-            raise Refused(422, f"{path}.notes: blank")
-        if not item.selected:
-            raise Refused(422, f"{path}.notes: notes go beside a selection; nothing is selected")
+    try:
+        answer = AskUserQuestionAnswer.from_dict({"answers": raw})
+    except UserInteractionError as error:
+        raise Refused(400, str(error)) from None
+    problems = check_answer(request, answer)
+    if problems:
+        raise Refused(
+            422,
+            "; ".join(str(problem) for problem in problems),
+            extra={
+                "code": INVALID_ANSWER,
+                "problems": [
+                    {"path": p.path, "message": p.message, "code": p.code} for p in problems
+                ],
+            },
+        )
+    return answer

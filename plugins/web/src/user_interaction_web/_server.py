@@ -43,6 +43,7 @@ __all__ = ["MAX_BODY", "SECURITY_HEADERS", "Server"]
 _PING_SECONDS: Final = 15.0
 _STATIC: Final = {
     "/": ("index.html", "text/html"),
+    "/cards.js": ("cards.js", "text/javascript"),
     "/app.js": ("app.js", "text/javascript"),
     "/app.css": ("app.css", "text/css"),
 }
@@ -261,9 +262,9 @@ class Server:
             )
         else:
             try:
-                answer = read_answer(ask.request.questions, reply.answers)
+                answer = read_answer(ask.request, reply.answers)
             except Refused as refused:
-                return error(refused.status, str(refused), request)
+                return error(refused.status, str(refused), request, extra=refused.extra)
             ask.future.set_result(answer)
         return web.json_response({"ok": True})
 

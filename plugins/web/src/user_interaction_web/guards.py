@@ -6,7 +6,9 @@ What they refuse, each with a 4xx, a JSON ``{"error": ...}`` body and one log li
 
 - a Host whose name is not an allowed one (421: DNS rebinding), the port ignored so an
   ``ssh -L`` tunnel passes;
-- an ``/api/`` call without the token (403), compared with :func:`hmac.compare_digest`;
+- an ``/api/`` call without the token (403), compared with :func:`hmac.compare_digest`,
+  or a session the server recognises instead (the inbox's cookie; a POST made with it
+  must come from a page: with an Origin);
 - a present Origin that is not this server (403: another site's page);
 - a POST that is not ``application/json`` (415: a form cannot post cross-site without a
   CORS preflight, which is never approved);
@@ -61,11 +63,15 @@ _log = logging.getLogger(__name__)
 
 
 class Refused(Exception):
-    """A request the server refuses: ``status`` (4xx) and the message it reports."""
+    """A request the server refuses: ``status`` (4xx), the message it reports, and what
+    else its JSON body says (``extra``)."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(
+        self, status: int, message: str, *, extra: Mapping[str, object] | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
+        self.extra = extra
 
 
 def error(
@@ -131,11 +137,15 @@ def guard(
     *,
     hosts: Collection[str] = LOOPBACK_NAMES,
     origin_required: bool = True,
+    session: Callable[[web.Request], bool] | None = None,
+    refusal: str = "Open the address with its token.",
 ) -> Middleware:
     """A middleware applying the guards above to every request: ``token(request)`` reads
     the token a request carries (a header, or a query parameter for an event stream) and
     ``expected`` is the one to match; ``hosts`` are the allowed Host names; with
-    ``origin_required`` a POST must carry an Origin (only a page calls this API).
+    ``origin_required`` a POST must carry an Origin (only a page calls this API);
+    ``session(request)``, when given, says whether a request without the token carries a
+    session the server gave (a cookie); ``refusal`` is what a request with neither hears.
 
     It also makes aiohttp's report of a request too malformed to reach any middleware
     (a bad request line, header or chunk, answered 400 by aiohttp) one log line."""
@@ -143,7 +153,7 @@ def guard(
     if _PARSER_FILTER not in server_log.filters:
         server_log.addFilter(_PARSER_FILTER)
 
-    def refusal(request: web.Request) -> web.Response | None:
+    def refused(request: web.Request) -> web.Response | None:
         if any(_undecodable(value) for value in request.headers.values()):
             return error(400, "Header values must be UTF-8.", request)
         host = request.headers.get("Host", "")
@@ -155,8 +165,13 @@ def guard(
         allowed = {f"{scheme}://{host}".lower() for scheme in ("http", "https")}
         if origin is not None and origin.lower() not in allowed:
             return error(403, "Cross-origin requests are refused.", request)
+        by_session = False
         if not token_matches(token(request), expected):
-            return error(403, "Open the address with its token.", request)
+            if session is None or not session(request):
+                return error(403, refusal, request)
+            by_session = True
+        if by_session and request.method not in ("GET", "HEAD") and origin is None:
+            return error(403, "A change made with a session must come from its page.", request)
         if request.method == "POST":
             if origin is None and origin_required:
                 return error(403, "A POST must come from the page (no Origin header).", request)
@@ -168,13 +183,13 @@ def guard(
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
         # The checks run in a function of their own: a held request (a long poll, an
         # event stream) keeps this frame alive, and should keep nothing else.
-        refused = refusal(request)
-        if refused is not None:
-            return refused
+        refusal_response = refused(request)
+        if refusal_response is not None:
+            return refusal_response
         try:
             return await handler(request)
         except Refused as exc:
-            return error(exc.status, str(exc), request)
+            return error(exc.status, str(exc), request, extra=exc.extra)
 
     return middleware
 

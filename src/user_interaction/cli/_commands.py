@@ -12,23 +12,19 @@ from __future__ import annotations
 
 import argparse
 from types import ModuleType
-from typing import TYPE_CHECKING, Final, Protocol
+from typing import TYPE_CHECKING, Callable, Final, Protocol, Sequence
 
 import attrs
 
-from ._discovery import _Scanner
+from user_interaction._discovery import _Scanner
+
+from ._common import EXIT_OK, PROG, Failure
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
 
-__all__ = [
-    "COMMAND_GROUP",
-    "OWN_COMMANDS",
-    "Command",
-    "CommandInfo",
-    "CommandLoadError",
-    "installed_commands",
-]
+    from ._common import Commands
+
 
 #: The entry-point group of subcommands.
 COMMAND_GROUP: Final = "user_interaction.commands"
@@ -127,3 +123,49 @@ def installed_commands() -> dict[str, list[CommandInfo]]:
     for info in _SCANNER.providers():
         found.setdefault(info.name, []).append(info)
     return found
+
+
+def add_plugin_commands(commands: Commands, argv: Sequence[str] | None) -> None:
+    """Add every installed plugin command, and the missing ones of our own distributions
+    (which say how to install them); only the command ``argv`` runs is imported."""
+    wanted = next((arg for arg in argv or () if not arg.startswith("-")), None)
+    core = set(commands.choices)
+    for name, infos in sorted(installed_commands().items()):
+        if name in core:  # the core's own commands cannot be replaced
+            continue
+        own = OWN_COMMANDS.get(name)
+        summary = own.summary if own is not None else f"from {infos[0].distribution}"
+        if name != wanted:
+            commands.add_parser(name, help=summary, add_help=False)
+            continue
+        if len(infos) > 1:
+            offered = " and ".join(f"{info.distribution} {info.version}" for info in infos)
+            raise CommandLoadError(f"command {name!r} is offered by more than one: {offered}")
+        command = infos[0].load()
+        parser = commands.add_parser(
+            name, help=summary, description=own.summary if own is not None else None
+        )
+        command.add_arguments(parser)
+        parser.set_defaults(run=command.run)
+    for name, own in sorted(OWN_COMMANDS.items()):
+        if name not in commands.choices:
+            # Not installed: take any arguments (an unused prefix character keeps argparse
+            # from reading options), and say how to install it.
+            missing = commands.add_parser(
+                name,
+                help=f"{own.summary} (needs {own.distribution})",
+                add_help=False,
+                prefix_chars="\0",
+            )
+            missing.add_argument("arguments", nargs=argparse.REMAINDER, metavar="OPTIONS")
+            missing.set_defaults(run=_missing(name, own))
+
+
+def _missing(name: str, own: OwnCommand) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        if {"-h", "--help"} & set(args.arguments):
+            print(f"usage: {PROG} {name} [OPTIONS]\n\n{own.missing(name)}")
+            return EXIT_OK
+        raise Failure(own.missing(name))
+
+    return run

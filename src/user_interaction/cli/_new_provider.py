@@ -10,17 +10,56 @@ once.
 
 from __future__ import annotations
 
+import argparse
 import re
 from importlib.resources import files
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from . import __version__
-from ._discovery import ENTRY_POINT_GROUP
+from user_interaction import __version__
+from user_interaction._discovery import ENTRY_POINT_GROUP
 
-__all__ = ["ScaffoldError", "create", "describe_next_steps", "names_for"]
+from ._common import EXIT_OK, FORMATTER, Failure, say
+
+if TYPE_CHECKING:
+    from ._common import Commands
 
 _NAME: Final = re.compile(r"^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$")
+
+
+def add_parser(commands: Commands) -> None:
+    """Add ``new-provider`` to ``commands``."""
+    new = commands.add_parser(
+        "new-provider",
+        help="create a provider distribution to start from",
+        description="Write a pip-installable provider distribution: pyproject.toml "
+        "(hatchling, the entry point), src/user_interaction_NAME/__init__.py (a working "
+        "line-based provider to replace), tests/test_NAME.py and README.md.",
+        formatter_class=FORMATTER,
+    )
+    new.add_argument("name", metavar="NAME", help="the provider's name, e.g. 'web' or 'my-ui'")
+    new.add_argument(
+        "--directory",
+        "-d",
+        metavar="DIR",
+        help="where to write it (default: ./user-interaction-NAME); must be empty or new",
+    )
+    new.set_defaults(run=run, parser=new)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the distribution and say what to do next."""
+    parser: argparse.ArgumentParser = args.parser
+    try:
+        root, written = create(args.name, args.directory)
+    except ValueError as exc:  # a name that cannot be a provider's
+        parser.error(str(exc))
+    except ScaffoldError as exc:
+        raise Failure(str(exc)) from exc
+    except OSError as exc:
+        raise Failure(f"cannot write the distribution: {exc}") from exc
+    say(describe_next_steps(args.name, root, written))
+    return EXIT_OK
 
 
 class ScaffoldError(Exception):
@@ -48,7 +87,7 @@ def names_for(name: str) -> dict[str, str]:
 
 
 def _render(template: str, values: dict[str, str]) -> str:
-    text = (files(__package__) / "_scaffold" / template).read_text(encoding="utf-8")
+    text = (files("user_interaction") / "_scaffold" / template).read_text(encoding="utf-8")
     return re.sub(r"\{\{(\w+)\}\}", lambda match: values[match.group(1)], text)
 
 

@@ -7,17 +7,29 @@ import json
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ._decisions import DECISIONS_ENV, Decision, DecisionStore
-from ._errors import UserInteractionError
-from .terminal import visible
+from user_interaction._decisions import DECISIONS_ENV, Decision, DecisionStore
+from user_interaction._errors import UserInteractionError
+from user_interaction.terminal import visible
 
-__all__ = ["add_arguments", "run"]
+from ._common import EXIT_OK, FORMATTER, Failure, say
+
+if TYPE_CHECKING:
+    from ._common import Commands
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The ``decisions list`` and ``decisions forget`` subcommands."""
+def add_parser(commands: Commands) -> None:
+    """Add ``decisions`` (with its ``list`` and ``forget`` actions) to ``commands``."""
+    parser = commands.add_parser(
+        "decisions",
+        help="list or forget remembered approvals",
+        description="List or forget the approvals remembered as 'Always allow' or 'Always "
+        "deny' (by RememberedDecisions, or every context when USER_INTERACTION_DECISIONS "
+        "is set).",
+        epilog="exit status: 0; 1 when the file cannot be read or NAME is not remembered",
+        formatter_class=FORMATTER,
+    )
     where = argparse.ArgumentParser(add_help=False)
     store = where.add_mutually_exclusive_group()
     store.add_argument(
@@ -40,9 +52,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     which = forget.add_mutually_exclusive_group(required=True)
     which.add_argument("name", nargs="?", help="the name an approval remembered")
     which.add_argument("--all", action="store_true", help="forget every decision")
+    parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> tuple[int, str]:
+def run(args: argparse.Namespace) -> int:
+    """List or forget; a file (or an inbox) that cannot be used is a :class:`Failure`."""
+    try:
+        status, text = _outcome(args)
+    except _ERRORS as exc:
+        raise Failure(f"decisions: {exc}") from exc
+    if status:
+        raise Failure(text, status)
+    say(text)
+    return EXIT_OK
+
+
+def _outcome(args: argparse.Namespace) -> tuple[int, str]:
     """The exit status and what to print (an error is raised as ``OSError`` or
     ``sqlite3.Error``, or ``RuntimeError`` for a file of a newer schema)."""
     if args.inbox:
@@ -54,8 +79,8 @@ def run(args: argparse.Namespace) -> tuple[int, str]:
 
 def _with_the_inbox(args: argparse.Namespace) -> tuple[int, str]:
     """``--inbox``: the inbox provider's own decisions (the running inbox's)."""
-    from ._decisions import provider_decisions
-    from ._discovery import find_provider
+    from user_interaction._decisions import provider_decisions
+    from user_interaction._discovery import find_provider
 
     provider = find_provider("inbox").load()
     try:
@@ -102,5 +127,5 @@ def _run(args: argparse.Namespace, store: Any, where: str) -> tuple[int, str]:
     return 0, f"Forgot the decision for {visible(args.name)!r}."
 
 
-#: What ``run`` may raise for a file (or an inbox) it cannot use.
-ERRORS = (OSError, sqlite3.Error, RuntimeError, UserInteractionError)
+#: What ``_outcome`` may raise for a file (or an inbox) it cannot use.
+_ERRORS = (OSError, sqlite3.Error, RuntimeError, UserInteractionError)

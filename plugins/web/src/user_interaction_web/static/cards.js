@@ -1,0 +1,911 @@
+// The cards of a page showing pending asks, shared by the web provider's page and the
+// inbox's page: the markup rules (model text only ever reaches the DOM through
+// textContent, value and setAttribute, never as HTML), the answers built from a card, and
+// the board of cards (count, jump list, countdown, receipts, notices). The page's own
+// script brings the transport: where asks come from and where answers go.
+"use strict";
+
+window.UserInteractionCards = (() => {
+  function el(tag, props, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(props || {})) {
+      if (value === undefined || value === null || value === false) continue;
+      if (key === "text") node.textContent = value;
+      else if (key === "className") node.className = value;
+      else node.setAttribute(key, value === true ? "" : String(value));
+    }
+    for (const child of children) if (child) node.append(child);
+    return node;
+  }
+
+  // -- Markdown, for option previews ------------------------------------------------------
+  // A small renderer that builds nodes with createElement and textContent only: HTML in
+  // the Markdown stays literal text, links show their address and are never followed (no
+  // <a>), images show as text (no <img>). Paragraphs, ATX headings, fenced code, block
+  // quotes, lists, tables, rules; inline code, strong, emphasis, strikethrough, links.
+
+  const MAX_DEPTH = 8; // deeper nesting renders as text, so no input can exhaust the stack
+  const REACH = 1000; // how far inline markup may span: keeps unclosed markers from costing n²
+  const FENCE = /^( {0,3})(`{3,}|~{3,})(.*)$/;
+  const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
+  const RULE = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
+  const QUOTE = /^ {0,3}> ?(.*)$/;
+  const ITEM = /^( {0,3})([-*+]|\d{1,9}[.)])(?:([ \t]+)(.*))?$/;
+  const TABLE_RULE = /^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
+
+  function renderMarkdown(source) {
+    const root = el("div", { className: "markdown" });
+    root.append(...blocks(source.replace(/\r\n?/g, "\n").split("\n"), 0));
+    return root;
+  }
+
+  function startsBlock(line, next) {
+    return (
+      FENCE.test(line) ||
+      HEADING.test(line) ||
+      RULE.test(line) ||
+      QUOTE.test(line) ||
+      ITEM.test(line) ||
+      (line.includes("|") && next !== undefined && TABLE_RULE.test(next))
+    );
+  }
+
+  function blocks(lines, depth) {
+    const nodes = [];
+    let i = 0;
+    while (i < lines.length) {
+      const line = lines[i];
+      let m;
+      if (!line.trim()) {
+        i += 1;
+      } else if (depth >= MAX_DEPTH) {
+        nodes.push(el("p", { text: lines.slice(i).join("\n") }));
+        break;
+      } else if ((m = FENCE.exec(line)) && !(m[2][0] === "`" && m[3].includes("`"))) {
+        const [, indent, fence, info] = m;
+        const body = [];
+        i += 1;
+        while (i < lines.length) {
+          const close = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(lines[i]);
+          if (close && close[1][0] === fence[0] && close[1].length >= fence.length) break;
+          body.push(lines[i].replace(new RegExp(`^ {0,${indent.length}}`), ""));
+          i += 1;
+        }
+        i += 1; // the closing fence (or the end)
+        const code = el("code", { text: body.join("\n") });
+        const language = info.trim().split(/\s+/)[0];
+        nodes.push(el("pre", { "data-language": language || undefined }, code));
+      } else if ((m = HEADING.exec(line))) {
+        const level = Math.min(6, m[1].length + 2); // under the page's h1 and the question
+        const heading = el(`h${level}`, { className: "md-heading" });
+        heading.append(...inline(m[2] || "", depth));
+        nodes.push(heading);
+        i += 1;
+      } else if (RULE.test(line)) {
+        nodes.push(el("hr"));
+        i += 1;
+      } else if (QUOTE.test(line)) {
+        const quoted = [];
+        while (i < lines.length && (m = QUOTE.exec(lines[i]))) {
+          quoted.push(m[1]);
+          i += 1;
+        }
+        nodes.push(el("blockquote", {}, ...blocks(quoted, depth + 1)));
+      } else if (ITEM.test(line)) {
+        i = listBlock(lines, i, depth, nodes);
+      } else if (line.includes("|") && i + 1 < lines.length && TABLE_RULE.test(lines[i + 1])) {
+        i = tableBlock(lines, i, depth, nodes);
+      } else {
+        const text = [line.trim()];
+        i += 1;
+        while (i < lines.length && lines[i].trim() && !startsBlock(lines[i], lines[i + 1])) {
+          text.push(lines[i].trim());
+          i += 1;
+        }
+        const paragraph = el("p");
+        paragraph.append(...inline(text.join("\n"), depth));
+        nodes.push(paragraph);
+      }
+    }
+    return nodes;
+  }
+
+  // One list (bullets or numbers) from lines[i]; returns the index after it.
+  function listBlock(lines, i, depth, nodes) {
+    const first = ITEM.exec(lines[i]);
+    const ordered = /\d/.test(first[2]);
+    const marker = first[2].slice(-1); // "-", "*", "+", "." or ")": another one ends the list
+    const sameList = (m) => m !== null && /\d/.test(m[2]) === ordered && m[2].slice(-1) === marker;
+    const items = [];
+    let item = null;
+    while (i < lines.length) {
+      const line = lines[i];
+      const m = ITEM.exec(line);
+      if (sameList(m) && (item === null || m[1].length < item.width)) {
+        item = { width: m[1].length + m[2].length + Math.min((m[3] || " ").length, 4), lines: [m[4] || ""] };
+        items.push(item);
+      } else if (!line.trim()) {
+        const next = lines.slice(i + 1).find((l) => l.trim());
+        if (next === undefined) break;
+        const indent = next.length - next.trimStart().length;
+        if (indent < item.width && !sameList(ITEM.exec(next))) break;
+        item.lines.push("");
+      } else if (line.length - line.trimStart().length >= item.width) {
+        item.lines.push(line.slice(item.width));
+      } else if (!startsBlock(line, lines[i + 1]) && item.lines[item.lines.length - 1].trim()) {
+        item.lines.push(line.trim()); // a lazy continuation of the item's paragraph
+      } else {
+        break;
+      }
+      i += 1;
+    }
+    const node = el(ordered ? "ol" : "ul", {}, ...items.map((each) => renderItem(each, depth)));
+    const start = parseInt(first[2], 10);
+    if (ordered && start !== 1) node.setAttribute("start", String(start));
+    nodes.push(node);
+    return i;
+  }
+
+  function renderItem(item, depth) {
+    const li = el("li");
+    const content = blocks(item.lines, depth + 1);
+    if (content.length === 1 && content[0].tagName === "P") li.append(...content[0].childNodes);
+    else li.append(...content);
+    return li;
+  }
+
+  function cells(line) {
+    let row = line.trim();
+    if (row.startsWith("|")) row = row.slice(1);
+    if (row.endsWith("|") && !row.endsWith("\\|")) row = row.slice(0, -1);
+    return row.split(/(?<!\\)\|/).map((cell) => cell.trim().replace(/\\\|/g, "|"));
+  }
+
+  function tableBlock(lines, i, depth, nodes) {
+    const head = cells(lines[i]);
+    const aligns = cells(lines[i + 1]).map((rule) =>
+      rule.endsWith(":") ? (rule.startsWith(":") ? "center" : "right") : rule.startsWith(":") ? "left" : null,
+    );
+    const row = (values, tag) => {
+      const tr = el("tr");
+      head.forEach((_, column) => {
+        const cell = el(tag, { className: aligns[column] ? `align-${aligns[column]}` : undefined });
+        cell.append(...inline(values[column] || "", depth));
+        tr.append(cell);
+      });
+      return tr;
+    };
+    const body = el("tbody");
+    i += 2;
+    while (i < lines.length && lines[i].trim() && lines[i].includes("|")) {
+      body.append(row(cells(lines[i]), "td"));
+      i += 1;
+    }
+    nodes.push(el("div", { className: "table" }, el("table", {}, el("thead", {}, row(head, "th")), body)));
+    return i;
+  }
+
+  // Inline Markdown as nodes: text, <code>, <strong>, <em>, <del>, and links as text.
+  function inline(text, depth) {
+    const nodes = [];
+    let plain = "";
+    const flush = () => {
+      if (plain) nodes.push(document.createTextNode(plain));
+      plain = "";
+    };
+    const wrap = (tag, inner, className) => {
+      flush();
+      const node = el(tag, { className });
+      node.append(...(depth + 1 >= MAX_DEPTH ? [inner] : inline(inner, depth + 1)));
+      nodes.push(node);
+    };
+    let i = 0;
+    while (i < text.length) {
+      const rest = text.slice(i, i + REACH);
+      const before = i ? text[i - 1] : " ";
+      let m;
+      if (rest[0] === "\\" && /^\\[!-/:-@[-`{-~]/.test(rest)) {
+        plain += rest[1];
+        i += 2;
+      } else if (rest[0] === "`") {
+        // a code span runs to the next run of exactly as many backticks, else it is text
+        const open = /^`+/.exec(rest)[0].length;
+        const closer = new RegExp(`(?<!\`)\`{${open}}(?!\`)`, "g");
+        closer.lastIndex = open;
+        const close = closer.exec(rest);
+        if (close) {
+          flush();
+          let code = rest.slice(open, close.index).replace(/\n/g, " ");
+          if (/^ .*[^ ].* $/.test(code)) code = code.slice(1, -1);
+          nodes.push(el("code", { text: code }));
+          i += close.index + open;
+        } else {
+          plain += rest.slice(0, open);
+          i += open;
+        }
+      } else if (rest[0] === "!" && rest[1] === "[" && (m = linkAt(rest.slice(1)))) {
+        flush();
+        const image = el("span", { className: "md-link md-image" });
+        image.append(el("span", { text: `image: ${m.label || "(no description)"}` }));
+        if (m.url) image.append(el("span", { className: "md-url", text: m.url }));
+        nodes.push(image);
+        i += 1 + m.length;
+      } else if (rest[0] === "[" && (m = linkAt(rest))) {
+        flush();
+        const node = el("span", { className: "md-link" });
+        node.append(...(depth + 1 >= MAX_DEPTH ? [m.label] : inline(m.label, depth + 1)));
+        if (m.url && m.url !== m.label) node.append(el("span", { className: "md-url", text: m.url }));
+        nodes.push(node);
+        i += m.length;
+      } else if ((m = /^<([a-zA-Z][a-zA-Z0-9+.-]{1,31}:[^\s<>]*)>/.exec(rest))) {
+        flush();
+        nodes.push(el("span", { className: "md-link md-url", text: m[1] }));
+        i += m[0].length;
+      } else if ((m = /^(\*\*|__)(?=\S)([\s\S]*?\S)\1/.exec(rest)) && (m[1] === "**" || !/\w/.test(before))) {
+        wrap("strong", m[2]);
+        i += m[0].length;
+      } else if ((m = /^~~(?=\S)([\s\S]*?\S)~~/.exec(rest))) {
+        wrap("del", m[1]);
+        i += m[0].length;
+      } else if (
+        (m = /^([*_])(?=[^\s*_])([\s\S]*?[^\s\\])\1(?![*_\w])/.exec(rest)) &&
+        (m[1] === "*" || !/\w/.test(before))
+      ) {
+        wrap("em", m[2]);
+        i += m[0].length;
+      } else {
+        // copy up to the next character that could start something
+        const next = rest.slice(1).search(/[\\`![<*_~]/);
+        const length = next < 0 ? rest.length : next + 1;
+        plain += rest.slice(0, length);
+        i += length;
+      }
+    }
+    flush();
+    return nodes;
+  }
+
+  // "[label](url "title")" at the start of text: {label, url, length}, or null.
+  function linkAt(text) {
+    let depth = 0;
+    let end = -1;
+    for (let i = 0; i < text.length; i += 1) {
+      const c = text[i];
+      if (c === "\\") i += 1;
+      else if (c === "`") {
+        const close = text.indexOf("`", i + 1);
+        if (close < 0) break;
+        i = close;
+      } else if (c === "[") depth += 1;
+      else if (c === "]" && --depth === 0) {
+        end = i;
+        break;
+      }
+    }
+    if (end < 0 || text[end + 1] !== "(") return null;
+    let parens = 0;
+    for (let i = end + 2; i < text.length; i += 1) {
+      const c = text[i];
+      if (c === "\\") i += 1;
+      else if (c === "(") parens += 1;
+      else if (c === ")" && parens-- === 0) {
+        let target = text.slice(end + 2, i).trim();
+        const titled = /^(\S+)\s+(?:"[^"]*"|'[^']*'|\([^)]*\))$/.exec(target);
+        if (titled) target = titled[1];
+        if (target.startsWith("<") && target.endsWith(">")) target = target.slice(1, -1);
+        return { label: text.slice(1, end), url: target, length: i + 1 };
+      } else if (c === "\n") return null;
+    }
+    return null;
+  }
+
+  // -- rendering ----------------------------------------------------------------------
+
+  // An approval (one question "approve" offering Allow, Deny and their "Always" forms):
+  // each label's decision, so that allowing and denying look like what they are.
+  const DECISIONS = { "Allow": "allow", "Always allow": "allow", "Deny": "deny", "Always deny": "deny" };
+
+  function approvalDecisions(question) {
+    const options = question.options || [];
+    if (question.id !== "approve" || question.multiSelect || !options.length) return null;
+    if (!options.every((option) => Object.hasOwn(DECISIONS, option.label))) return null;
+    return Object.fromEntries(options.map((option) => [option.label, DECISIONS[option.label]]));
+  }
+
+  function renderQuestion(askId, question, index) {
+    const name = `${askId}-${index}`;
+    const fieldset = el("fieldset", { className: "question", "data-id": question.id });
+    const legend = el("legend");
+    if (question.header) legend.append(el("span", { className: "chip", text: question.header }));
+    legend.append(el("span", { className: "prompt", text: question.question }));
+    fieldset.append(legend);
+    if (question.detail) fieldset.append(el("p", { className: "detail", text: question.detail }));
+    const options = question.options || [];
+    if (!options.length) {
+      const id = `${name}-text`;
+      fieldset.append(
+        el("label", { for: id, className: "visually-hidden", text: "Your answer" }),
+        el("textarea", { id, className: "free-text", rows: 3, placeholder: "Type your answer" }),
+      );
+      return fieldset;
+    }
+    const type = question.multiSelect ? "checkbox" : "radio";
+    const choices = el("div", { className: "choices" });
+    const decisions = approvalDecisions(question);
+    const inputs = options.map((option, i) => {
+      const id = `${name}-${i}`;
+      const input = el("input", { type, id, name, className: "choice" });
+      input.value = option.label;
+      const row = el("div", { className: "option" }, input, el("label", { for: id, text: option.label }));
+      if (decisions) row.dataset.decision = decisions[option.label];
+      if (option.description) {
+        input.setAttribute("aria-describedby", `${id}-d`);
+        row.append(el("div", { id: `${id}-d`, className: "description", text: option.description }));
+      }
+      choices.append(row);
+      return input;
+    });
+    const otherId = `${name}-other`;
+    const other = el("input", { type, id: otherId, name, className: "other-choice" });
+    const text = el("input", {
+      type: "text",
+      id: `${otherId}-text`,
+      className: "other-text",
+      placeholder: question.multiSelect ? "Your own answer (replaces the choices)" : "Your own answer",
+      autocomplete: "off",
+    });
+    const notesId = `${name}-notes`;
+    const notes = el("textarea", {
+      id: notesId,
+      className: "notes",
+      rows: 2,
+      placeholder: "Sent with the option you pick, e.g. “but pin the version”",
+      "aria-describedby": `${notesId}-hint`,
+    });
+    const notesHint = el("p", { id: `${notesId}-hint`, className: "hint warning" });
+    const sync = () => {
+      if (other.checked) fieldset.dataset.other = "";
+      else delete fieldset.dataset.other;
+      // notes go beside a chosen option: say so as soon as they have nothing to go with
+      const orphan = Boolean(notes.value.trim()) && (other.checked || !inputs.some((input) => input.checked));
+      if (orphan) notes.setAttribute("aria-invalid", "true");
+      else notes.removeAttribute("aria-invalid");
+      notesHint.hidden = !orphan;
+      notesHint.textContent = !orphan
+        ? ""
+        : other.checked
+          ? "Your own answer replaces the choice, so notes cannot go with it: write everything there."
+          : "Pick an option for these notes to go with.";
+    };
+    text.addEventListener("input", () => {
+      if (text.value.trim() && !other.checked) other.checked = true;
+    });
+    fieldset.addEventListener("change", sync);
+    fieldset.addEventListener("input", sync);
+    choices.append(
+      el(
+        "div",
+        { className: "option other" },
+        other,
+        el("label", { for: otherId, text: "Other…" }),
+        el("label", { for: text.id, className: "visually-hidden", text: "Other answer" }),
+        text,
+      ),
+    );
+    if (options.some((option) => option.preview)) {
+      fieldset.classList.add("has-preview");
+      fieldset.append(el("div", { className: "choice-area" }, choices, renderPreviews(name, options, inputs)));
+    } else {
+      fieldset.append(choices);
+    }
+    fieldset.append(
+      el("div", { className: "notes-box" }, el("label", { for: notesId, text: "Notes (optional)" }), notes, notesHint),
+    );
+    sync();
+    return fieldset;
+  }
+
+  // The preview panel of a question: the Markdown of the option the pointer is over, else
+  // of the focused one, else of the last one checked, else of the first.
+  function renderPreviews(name, options, inputs) {
+    // the panel is the one scroller of a preview (code and tables inside do not scroll on
+    // their own), and always a Tab stop: arrow keys scroll it, and the Tab order does not
+    // change with the option whose preview is shown
+    const panel = el("div", {
+      className: "preview",
+      id: `${name}-preview`,
+      role: "region",
+      "aria-label": "Preview",
+      tabindex: 0,
+    });
+    const title = el("p", { className: "preview-title" });
+    const body = el("div", { className: "preview-body" });
+    panel.append(title, body);
+    const rendered = new Map(); // option index -> its Markdown, rendered once when first shown
+    let hovered = null;
+    let focused = null;
+    let checked = null;
+    const show = () => {
+      let index = hovered ?? focused;
+      if (index === null) {
+        if (checked === null || !inputs[checked].checked) {
+          const first = inputs.findIndex((input) => input.checked);
+          checked = first >= 0 ? first : null;
+        }
+        index = checked ?? 0;
+      }
+      if (panel.dataset.option === String(index)) return;
+      panel.dataset.option = String(index);
+      const option = options[index];
+      title.replaceChildren("Preview of ", el("strong", { text: option.label }));
+      if (!option.preview) {
+        body.replaceChildren(el("p", { className: "preview-none", text: "This option has no preview." }));
+        return;
+      }
+      if (!rendered.has(index)) rendered.set(index, renderMarkdown(option.preview));
+      body.replaceChildren(rendered.get(index));
+    };
+    inputs.forEach((input, i) => {
+      if (options[i].preview) input.setAttribute("aria-details", panel.id);
+      const row = input.parentElement;
+      row.addEventListener("mouseenter", () => {
+        hovered = i;
+        show();
+      });
+      row.addEventListener("mouseleave", () => {
+        hovered = null;
+        show();
+      });
+      input.addEventListener("focus", () => {
+        focused = i;
+        show();
+      });
+      input.addEventListener("blur", () => {
+        focused = null;
+        show();
+      });
+      input.addEventListener("change", () => {
+        if (input.checked) checked = i;
+        show();
+      });
+    });
+    show();
+    return panel;
+  }
+
+  const MAC = /Mac|iPhone|iPad/.test(navigator.platform);
+  const SEND_KEYS = MAC ? "⌘+Enter" : "Ctrl+Enter";
+
+  // -- the board: every pending ask of a page as a card ----------------------------------
+
+  function createBoard(options) {
+    // list: where cards go; empty: shown when none waits; post(askId, action, answers): a
+    // fetch sending the human's reply; onConflict(askId, body): the reply came too late
+    // (409), default: the card goes; countAlways: say how many wait even for one.
+    const { list, empty, post } = options;
+    const cards = new Map(); // askId -> card element
+
+    // With several asks pending: how many, and a way to jump to each (they can be far apart).
+    const jump = el("nav", { className: "jump", "aria-label": "Pending asks", hidden: true });
+    list.before(jump);
+
+    function updateCount() {
+      const n = cards.size;
+      empty.hidden = n > 0;
+      let questions = 0;
+      for (const card of cards.values()) questions += card.querySelectorAll("fieldset.question").length;
+      document.title = questions
+        ? `(${questions}) ${questions === 1 ? "question" : "questions"} · user-interaction`
+        : "user-interaction";
+      const shown = options.countAlways ? 1 : 2;
+      jump.hidden = n < shown;
+      if (n < shown) {
+        jump.replaceChildren();
+        return;
+      }
+      const buttons = [...cards.values()].map((card, i) => {
+        const prompt = card.querySelector("fieldset.question .prompt");
+        const agent = card.dataset.agent ? `${card.dataset.agent}: ` : "";
+        const button = el("button", { type: "button", text: `${i + 1}. ${agent}${prompt ? prompt.textContent : ""}` });
+        button.addEventListener("click", () => {
+          card.scrollIntoView({ block: "start" });
+          const first = card.querySelector("input, textarea");
+          if (first) first.focus({ preventScroll: true });
+        });
+        return button;
+      });
+      const count = `${n} ${n === 1 ? "ask" : "asks"} waiting:`;
+      jump.replaceChildren(el("span", { className: "jump-count", text: count }), ...buttons);
+    }
+
+    function renderAsk(ask) {
+      const form = el("form", { className: "card", id: `ask-${ask.askId}`, "data-ask-id": ask.askId, novalidate: true });
+      const meta = el("div", { className: "meta" });
+      if (typeof ask.agent === "string") {
+        // who asks, and since when (an inbox shows every agent's asks)
+        form.dataset.agent = ask.agent;
+        form.dataset.asked = String(performance.now() - (ask.age || 0) * 1000);
+        meta.append(el("p", { className: "agent", text: ask.agent }), el("p", { className: "age" }));
+      }
+      if (typeof ask.timeLeft === "number") {
+        // counted down on this page's own clock from what the agent had left when it sent
+        form.dataset.deadline = String(performance.now() + ask.timeLeft * 1000);
+        meta.append(el("p", { className: "time-left", role: "timer" }));
+      }
+      if (meta.firstChild) form.append(meta);
+      ask.questions.forEach((question, i) => form.append(renderQuestion(ask.askId, question, i)));
+      const error = el("p", { className: "error", role: "alert", hidden: true });
+      const keys = el("p", {
+        id: `${ask.askId}-keys`,
+        className: "hint keys",
+        text: `Enter on a choice or in a one-line box submits; in a multi-line box it starts a new line. ${SEND_KEYS} submits from anywhere.`,
+      });
+      const submit = el("button", { type: "submit", className: "primary", text: "Submit", "aria-describedby": keys.id });
+      const cancel = el("button", { type: "button", "data-action": "cancel", text: "Cancel" });
+      const decline = el("button", { type: "button", "data-action": "decline", text: "Decline" });
+      const confirm = renderConfirm(form, ask);
+      form.append(error, el("div", { className: "actions" }, keys, cancel, decline, submit), confirm.dialog);
+      form.addEventListener("submit", (event) => {
+        event.preventDefault();
+        if (form.dataset.state === "withdrawn") return;
+        const answers = collect(form, ask);
+        if (!answers) return;
+        const skipped = ask.questions.filter((_, i) => !answers[i].selected.length && !answers[i].custom);
+        if (skipped.length) confirm.open(skipped, answers);
+        else send(form, ask.askId, "accept", answers);
+      });
+      cancel.addEventListener("click", () => send(form, ask.askId, "cancel"));
+      decline.addEventListener("click", () => send(form, ask.askId, "decline"));
+      form.addEventListener("keydown", (event) => {
+        if (event.key !== "Enter" || event.isComposing || confirm.dialog.open) return;
+        const tag = event.target.tagName;
+        // Enter makes a new line in a multi-line box and presses a button; Ctrl/Cmd+Enter
+        // submits from anywhere
+        if (!(event.ctrlKey || event.metaKey) && (tag === "TEXTAREA" || tag === "BUTTON")) return;
+        event.preventDefault();
+        form.requestSubmit();
+      });
+      return form;
+    }
+
+    // The in-page check before sending with questions unanswered: they would reach the
+    // agent as skipped. A modal <dialog>: focus stays in it, Esc or "Keep answering" closes
+    // it and moves to the first unanswered question.
+    function renderConfirm(form, ask) {
+      const id = `${ask.askId}-confirm`;
+      const title = el("h2", { id: `${id}-title`, text: "Send with questions unanswered?" });
+      const text = el("p", { id: `${id}-text` });
+      const list = el("ul", { className: "skipped" });
+      const keep = el("button", { type: "button", text: "Keep answering" });
+      const sendAnyway = el("button", { type: "button", className: "primary", text: "Send anyway" });
+      const dialog = el(
+        "dialog",
+        { className: "confirm", "aria-labelledby": title.id, "aria-describedby": text.id },
+        title,
+        text,
+        list,
+        el("div", { className: "actions" }, keep, sendAnyway),
+      );
+      let answers = null;
+      let first = null; // the first unanswered question's fieldset
+      keep.addEventListener("click", () => dialog.close("keep"));
+      sendAnyway.addEventListener("click", () => dialog.close("send"));
+      dialog.addEventListener("close", () => {
+        if (form.dataset.state === "withdrawn") {
+          // the agent gave up meanwhile: the notice has the focus
+        } else if (dialog.returnValue === "send") {
+          send(form, ask.askId, "accept", answers);
+        } else if (first) {
+          const control = first.querySelector("input, textarea");
+          if (control) control.focus();
+        }
+      });
+      return {
+        dialog,
+        open(skipped, collected) {
+          answers = collected;
+          const n = skipped.length;
+          const total = ask.questions.length;
+          text.textContent =
+            total === 1
+              ? "The question has no answer: the agent will see it as skipped."
+              : `${n} of ${total} questions ${n === 1 ? "has" : "have"} no answer: the agent will see ${n === 1 ? "it" : "them"} as skipped.`;
+          list.replaceChildren(
+            ...skipped.map((question) =>
+              el("li", { text: question.header ? `${question.header}: ${question.question}` : question.question }),
+            ),
+          );
+          first = form.querySelector(`fieldset.question[data-id="${CSS.escape(skipped[0].id)}"]`);
+          dialog.returnValue = "";
+          dialog.showModal();
+          keep.focus();
+        },
+      };
+    }
+
+    // The answers as the server wants them; null (with the reason shown) when incomplete.
+    function collect(form, ask) {
+      const answers = [];
+      for (const [index, question] of ask.questions.entries()) {
+        const fieldset = form.querySelectorAll("fieldset.question")[index];
+        const free = fieldset.querySelector("textarea.free-text");
+        if (free) {
+          const text = free.value.trim();
+          answers.push(text ? { id: question.id, selected: [], custom: text } : { id: question.id, selected: [] });
+          continue;
+        }
+        const other = fieldset.querySelector("input.other-choice");
+        const notesBox = fieldset.querySelector("textarea.notes");
+        const notes = notesBox.value.trim();
+        if (other.checked) {
+          const input = fieldset.querySelector("input.other-text");
+          const text = input.value.trim();
+          if (!text) {
+            showError(form, "Type your own answer next to “Other…”, or pick an option.");
+            input.focus();
+            return null;
+          }
+          if (notes) {
+            showError(form, "Notes go beside a chosen option, and your own answer replaces the choice: write everything in your answer, or clear the notes.");
+            notesBox.focus();
+            return null;
+          }
+          answers.push({ id: question.id, selected: [], custom: text });
+          continue;
+        }
+        const selected = [...fieldset.querySelectorAll("input.choice:checked")].map((input) => input.value);
+        if (notes && !selected.length) {
+          showError(form, "Notes go beside a chosen option: pick one for them, or clear the notes.");
+          notesBox.focus();
+          return null;
+        }
+        // DOM order is the offered order; notes travel only beside a selection
+        answers.push(notes ? { id: question.id, selected, notes } : { id: question.id, selected });
+      }
+      return answers;
+    }
+
+    function showError(form, message) {
+      const error = form.querySelector(".error");
+      error.textContent = message;
+      error.hidden = !message;
+    }
+
+    function setBusy(form, busy) {
+      for (const button of form.querySelectorAll("button")) button.disabled = busy;
+    }
+
+    // A card being sent stays until the reply says what happened to it, even when the
+    // stream says meanwhile that it is settled (by this very answer, most likely).
+    async function send(form, askId, action, answers) {
+      showError(form, "");
+      setBusy(form, true);
+      form.dataset.sending = "";
+      let response;
+      try {
+        response = await post(askId, action, answers);
+      } catch {
+        response = null;
+      }
+      delete form.dataset.sending;
+      if (response && response.ok) {
+        settleAsk(askId, action, answers);
+        return;
+      }
+      let body = null;
+      try {
+        body = response && (await response.json());
+      } catch {
+        // no JSON: the generic message below
+      }
+      if (response && response.status === 409) {
+        // answered in another tab or elsewhere, or withdrawn by the agent
+        if (options.onConflict) options.onConflict(askId, body || {});
+        else removeAsk(askId);
+        return;
+      }
+      if ("gone" in form.dataset) {
+        removeAsk(askId);
+        return;
+      }
+      let message = response
+        ? `The answer was refused (${response.status}).`
+        : "The server could not be reached. Try again.";
+      if (body && typeof body.error === "string") message = body.error;
+      showError(form, message);
+      setBusy(form, false);
+    }
+
+    // -- the pending asks ---------------------------------------------------------------
+
+    function addAsk(ask) {
+      if (cards.has(ask.askId)) return;
+      const card = renderAsk(ask);
+      cards.set(ask.askId, card);
+      list.append(card);
+      updateCount();
+      tick();
+      if (document.activeElement === document.body || document.activeElement === null) {
+        const first = card.querySelector("input, textarea");
+        if (first) first.focus();
+      }
+    }
+
+    // -- time left, and asks the agent gave up on -----------------------------------------
+
+    function clock(seconds) {
+      const whole = Math.max(0, Math.ceil(seconds));
+      const h = Math.floor(whole / 3600);
+      const m = Math.floor((whole % 3600) / 60);
+      const s = String(whole % 60).padStart(2, "0");
+      return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
+    }
+
+    function ago(seconds) {
+      if (seconds < 60) return "just now";
+      const minutes = Math.floor(seconds / 60);
+      if (minutes < 60) return `${minutes} min ago`;
+      const hours = Math.floor(minutes / 60);
+      if (hours < 48) return `${hours} h ${minutes % 60} min ago`;
+      return `${Math.floor(hours / 24)} days ago`;
+    }
+
+    let ticker = null;
+
+    function tick() {
+      let counting = false;
+      for (const card of cards.values()) {
+        const age = card.querySelector(".age");
+        if (age) {
+          counting = true;
+          const text = `asked ${ago((performance.now() - Number(card.dataset.asked)) / 1000)}`;
+          if (age.textContent !== text) age.textContent = text;
+        }
+        const timer = card.querySelector(".time-left");
+        if (!timer) continue;
+        counting = true;
+        const left = (Number(card.dataset.deadline) - performance.now()) / 1000;
+        const text = `⏱ ${clock(left)} left to answer`;
+        if (timer.textContent !== text) timer.textContent = text;
+        timer.classList.toggle("soon", left < 60);
+      }
+      if (!counting && ticker !== null) {
+        clearInterval(ticker);
+        ticker = null;
+      } else if (counting && ticker === null) {
+        ticker = setInterval(tick, 1000);
+      }
+    }
+
+    const WITHDRAWN = {
+      ASK_TIMEOUT: "The time to answer ran out: nothing was sent.",
+      ANSWERED_ELSEWHERE: "This question was settled elsewhere: nothing was sent from here.",
+      ASK_ABORTED: "The agent withdrew this question: nothing was sent.",
+      PROVIDER_DISPOSED: "The agent stopped asking: nothing was sent.",
+    };
+
+    // The agent gave up on an ask this page shows (or it was settled elsewhere): the card
+    // stays, read-only, with what was typed still there to copy, and says why (``message``,
+    // else what ``code`` means), until dismissed.
+    function expireAsk(askId, code, message) {
+      const card = cards.get(askId);
+      if (!card) return;
+      delete card.dataset.gone;
+      const hadFocus = card.contains(document.activeElement);
+      cards.delete(askId);
+      updateCount();
+      card.dataset.state = "withdrawn";
+      const dialog = card.querySelector("dialog");
+      if (dialog && dialog.open) dialog.close("withdrawn");
+      for (const control of card.querySelectorAll("input, textarea, button")) {
+        if (control.type === "text" || control.tagName === "TEXTAREA") control.readOnly = true;
+        else control.disabled = true;
+      }
+      const timer = card.querySelector(".time-left");
+      if (timer) timer.remove();
+      const typed = [...card.querySelectorAll("textarea, input[type=text]")].some((box) => box.value.trim());
+      const dismiss = el("button", { type: "button", text: "Dismiss" });
+      const notice = el(
+        "div",
+        { className: "notice" },
+        el("p", { role: "alert", text: (message || WITHDRAWN[code] || WITHDRAWN.ASK_ABORTED) + (typed ? " What you typed is kept below to copy." : "") }),
+        dismiss,
+      );
+      dismiss.addEventListener("click", () => {
+        card.remove();
+        const next = list.querySelector("form.card:not([data-state=withdrawn])");
+        const first = next && next.querySelector("input, textarea");
+        if (first) first.focus();
+      });
+      card.prepend(notice);
+      if (hadFocus) dismiss.focus();
+    }
+
+    function removeAsk(askId) {
+      const card = cards.get(askId);
+      if (!card) return;
+      if ("sending" in card.dataset) {
+        card.dataset.gone = ""; // its reply decides (a receipt, most likely)
+        return;
+      }
+      const hadFocus = card.contains(document.activeElement);
+      // the focus goes on to the next ask still waiting (else the one before)
+      const waiting = [...cards.values()];
+      const at = waiting.indexOf(card);
+      const next = waiting[at + 1] || waiting[at - 1];
+      cards.delete(askId);
+      card.remove();
+      updateCount();
+      if (hadFocus && next) {
+        const first = next.querySelector("input, textarea");
+        if (first) first.focus();
+      }
+    }
+
+    const SETTLED = {
+      accept: "✓ Sent to the agent:",
+      cancel: "Cancelled:",
+      decline: "Declined:",
+    };
+
+    // What the human sent for one question, in words.
+    function described(answer) {
+      if (answer.custom) return answer.custom;
+      const text = answer.selected.length ? answer.selected.join(", ") : "no answer (skipped)";
+      return answer.notes ? `${text} (notes: ${answer.notes})` : text;
+    }
+
+    // A card this page answered: a receipt saying what was sent takes its place, so the
+    // person sees the answer went, instead of the card just disappearing.
+    function settleAsk(askId, action, answers) {
+      const card = cards.get(askId);
+      if (!card) return;
+      delete card.dataset.gone;
+      const questions = [...card.querySelectorAll("fieldset.question .prompt")].map((p) => p.textContent);
+      const receipt = el("div", { className: `receipt ${action}`, role: "status" });
+      if (action === "accept" && answers) {
+        receipt.append(
+          el("p", { text: SETTLED.accept }),
+          el("ul", {}, ...answers.map((answer, i) => el("li", { text: `${questions[i] || answer.id} → ${described(answer)}` }))),
+        );
+      } else {
+        const more = questions.length > 1 ? ` (and ${questions.length - 1} more)` : "";
+        receipt.append(el("p", { text: `${SETTLED[action]} ${questions[0] || ""}${more}` }));
+      }
+      const hadFocus = card.contains(document.activeElement);
+      card.after(receipt);
+      removeAsk(askId);
+      if (hadFocus && document.activeElement === document.body) {
+        receipt.setAttribute("tabindex", "-1"); // nothing else to go to: keep the place
+        receipt.focus();
+      }
+    }
+
+    function applySnapshot(asks) {
+      const open = new Set(asks.map((ask) => ask.askId));
+      // a card marked stopped while the connection was down is still open after all
+      for (const card of list.querySelectorAll("form.card[data-state=withdrawn]")) {
+        if (open.has(card.dataset.askId)) card.remove();
+      }
+      for (const askId of [...cards.keys()]) if (!open.has(askId)) removeAsk(askId);
+      for (const ask of asks) addAsk(ask); // cards already shown keep what was typed
+    }
+
+    updateCount();
+    return {
+      add: addAsk,
+      remove: removeAsk,
+      expire: expireAsk,
+      snapshot: applySnapshot,
+      has: (askId) => cards.has(askId),
+      card: (askId) => cards.get(askId),
+      ids: () => [...cards.keys()],
+      sending: (askId) => cards.has(askId) && "sending" in cards.get(askId).dataset,
+      typed: (askId) =>
+        cards.has(askId) &&
+        [...cards.get(askId).querySelectorAll("textarea, input[type=text]")].some((box) => box.value.trim()),
+    };
+  }
+
+  return { el, createBoard, renderMarkdown };
+})();
