@@ -255,3 +255,39 @@ def test_a_server_killed_mid_ask_loses_nothing(
         restarted.wait_for_pending(0)
     finally:
         restarted.stop()
+
+
+def test_a_page_on_one_server_follows_the_asks_of_another(servers: tuple[Inbox, Inbox]) -> None:
+    """The page's event stream on B hears an ask posted through A arrive and leave."""
+    import http.client
+    import urllib.parse
+
+    first, second = servers
+    address = second.address
+    where = urllib.parse.urlsplit(address.base)
+    connection = http.client.HTTPConnection(where.hostname or "", where.port, timeout=60)
+    try:
+        connection.request("GET", "/api/events", headers={"X-UI-Token": address.token})
+        response = connection.getresponse()
+        assert response.status == 200
+        seen = b""
+
+        def until_event(text: bytes) -> None:
+            nonlocal seen
+            while text not in seen:
+                chunk = response.read1(1 << 16)
+                assert chunk, seen
+                seen += chunk
+
+        until_event(b"event: snapshot")
+        posted = first.call("POST", "/api/asks", {"request": REQUEST, "agent": "elsewhere"})
+        ask_id = posted.body["id"]
+        until_event(f'"askId":"{ask_id}"'.encode())
+        assert b"event: ask" in seen
+        settled = first.call(
+            "POST", f"/api/asks/{ask_id}/settle", {"action": "answer", "answer": NPM, "by": "x"}
+        )
+        assert settled.status == 200, settled
+        until_event(b"event: settled")
+    finally:
+        connection.close()
