@@ -291,3 +291,11 @@ def test_a_page_on_one_server_follows_the_asks_of_another(servers: tuple[Inbox, 
         until_event(b"event: settled")
     finally:
         connection.close()
+
+
+def test_the_password_stays_out_of_the_servers_messages(state: Path, postgres_url: str) -> None:
+    with_password = postgres_url.replace("postgres@", "postgres:s3cret-pw@")
+    server = Inbox(state, "--store", with_password)  # trust authentication ignores it
+    log = server.stop()
+    assert "store postgresql://postgres@127.0.0.1:" in server.first_line
+    assert "s3cret-pw" not in log

@@ -351,7 +351,7 @@ class PostgresStore:
                     await changed(None)
                     async for notice in connection.notifies():
                         await changed(notice.payload)
-            except (psycopg.OperationalError, StoreUnavailable) as exc:
+            except (psycopg.Error, StoreError) as exc:  # any failure: connect again
                 self._outage.lost(exc)
             await asyncio.sleep(_BACKOFF[min(failures, len(_BACKOFF) - 1)])
             failures += 1
