@@ -17,10 +17,7 @@ if sys.version_info >= (3, 11):
 else:  # pytest depends on tomli before 3.11
     import tomli as tomllib
 
-if sys.version_info >= (3, 10):
-    import importlib.metadata as importlib_metadata
-else:
-    import importlib_metadata
+import importlib.metadata as importlib_metadata
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))

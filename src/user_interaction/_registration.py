@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from _thread import allocate_lock
 from collections import deque
-from types import TracebackType
+from types import ModuleType, TracebackType
 from typing import TYPE_CHECKING, Any, Callable, Final, Mapping, final
 
 import pluggy
@@ -20,25 +20,20 @@ from ._hooks import PROJECT_NAME, AskSpec
 if TYPE_CHECKING:
     from ._ask import Ask
     from ._discovery import ProviderInfo
-    from ._model import AskUserQuestionRequest
     from ._runtime import LoopThread
 
-__all__ = ["Disposer", "Registration", "disposed_error", "provider_error"]
+__all__ = [
+    "Disposer",
+    "Registration",
+    "disposed_error",
+    "load_registration",
+    "new_registration",
+    "provider_error",
+]
 
 _ACTIVE: Final = 0
 _RETIRING: Final = 1
 _DISPOSED: Final = 2
-
-_asyncio: Any = None  # the asyncio module, imported on first use
-
-
-def _aio() -> Any:
-    global _asyncio
-    if _asyncio is None:
-        import asyncio
-
-        _asyncio = asyncio
-    return _asyncio
 
 
 @final
@@ -136,6 +131,46 @@ def provider_error(exc: BaseException) -> BaseException:
     )
 
 
+def new_registration(
+    provider: object,
+    name: str | None,
+    origin: ProviderInfo | None,
+    options: Mapping[str, object] | None = None,
+    disposed: Callable[[Registration], None] | None = None,
+) -> Registration:
+    """Register ``provider`` (``TypeError`` if it is none), named ``name`` or after
+    itself; its disposer calls ``disposed(registration)`` first, then disposes it."""
+    if name is None:
+        name = getattr(provider, "name", None)
+        if not isinstance(name, str) or not name:
+            name = (
+                provider.__name__ if isinstance(provider, ModuleType) else type(provider).__name__
+            )
+    registration = Registration(provider, name, origin, options)
+
+    def dispose() -> None:
+        if disposed is not None:
+            disposed(registration)
+        registration.dispose()
+
+    registration.disposer = Disposer(dispose)
+    return registration
+
+
+def load_registration(
+    info: ProviderInfo,
+    options: Mapping[str, object] | None = None,
+    disposed: Callable[[Registration], None] | None = None,
+) -> Registration:
+    """Build ``info``'s provider with ``options`` and register it; a provider it cannot
+    register is ``PROVIDER_LOAD_FAILED``."""
+    provider = info.load(**(options or {}))
+    try:
+        return new_registration(provider, info.name, info, options, disposed)
+    except TypeError as exc:
+        raise info._failed(str(exc), exc) from exc
+
+
 #: What :meth:`Registration.admit` did with an ask.
 ADMITTED: Final = 0
 QUEUED: Final = 1
@@ -188,16 +223,8 @@ class Registration:
         self.name = name
         self.origin = origin
         self.options = dict(options or {})  # what use() built it with, for reload()
-        hook = manager.hook.ask
-        impls = hook.get_hookimpls()
-        if len(impls) == 1 and not (
-            getattr(impls[0], "hookwrapper", False) or getattr(impls[0], "wrapper", False)
-        ):
-            # Registered and checked through pluggy; with one plain implementation a
-            # firstresult call is exactly this call, minus pluggy's per-call machinery.
-            self.call: Callable[[AskUserQuestionRequest], Any] = impls[0].function
-        else:
-            self.call = lambda request: hook(request=request)
+        #: The provider's ``ask`` hook: ``call(request=request)``.
+        self.call: Callable[..., Any] = manager.hook.ask
         self.is_async = inspect.iscoroutinefunction(provider.ask)  # type: ignore[attr-defined]
         self.serial = bool(getattr(provider, "serial", False))
         self.lock = allocate_lock()
@@ -349,8 +376,15 @@ async def _guard_dispose(provider: object, awaitable: Any, quiet: bool) -> None:
 
 
 def _finish_async_dispose(coroutine: Any) -> Any:
-    asyncio = _aio()
-    if asyncio._get_running_loop() is not None:  # start it here, and keep it alive
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        running = False
+    else:
+        running = True
+    if running:  # start it here, and keep it alive
         task = asyncio.ensure_future(coroutine)
         _background_disposals.add(task)
         task.add_done_callback(_background_disposals.discard)

@@ -38,15 +38,14 @@ from ._answers_file import (
 )
 from ._approval import ALWAYS_ALLOW, ALWAYS_DENY, APPROVE_ID, approval_name
 from ._decisions import DECISIONS_ENV, Decision, DecisionStore, decisions_path
-from ._extensions import (
-    AUDIT_ENV,
+from ._discovery import (
     DISABLE_AUTOLOAD_ENV,
     EXTENSION_GROUP,
     EXTENSIONS_ENV,
-    PREANSWERED_ENV,
     ExtensionInfo,
     installed_extensions,
 )
+from ._extensions import AUDIT_ENV, PREANSWERED_ENV
 from ._hooks import AskFunction, AskWrapper, ExtensionSpec, hookimpl
 from ._model import AskUserQuestionAnswer, AskUserQuestionAnswerItem, AskUserQuestionRequest
 

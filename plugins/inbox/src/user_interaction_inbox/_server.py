@@ -835,20 +835,6 @@ def _decision_name(request: web.Request) -> str:
     return name  # bytes that are not UTF-8 arrive replaced (U+FFFD), never as surrogates
 
 
-@web.middleware
-async def _unavailable(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """503 while the store is unreachable (the store reports the outage once; agents
-    try again)."""
-    try:
-        return await handler(request)
-    except StoreUnavailable:
-        return web.json_response(
-            {"error": "The inbox's store is unreachable; try again.", "code": "UNAVAILABLE"},
-            status=503,
-            headers={"Retry-After": "1"},
-        )
-
-
 def _token_of(request: web.Request) -> str:
     return request.headers.get(TOKEN_HEADER, "")
 
@@ -887,3 +873,17 @@ def _already(ask: StoredAsk, request: web.Request) -> web.Response:
     if ask.settled_by:
         message += f" by {ask.settled_by}"
     return error(409, message, request, extra=status_of(ask))
+
+
+@web.middleware
+async def _unavailable(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """503 while the store is unreachable (the store reports the outage once; agents
+    try again)."""
+    try:
+        return await handler(request)
+    except StoreUnavailable:
+        return web.json_response(
+            {"error": "The inbox's store is unreachable; try again.", "code": "UNAVAILABLE"},
+            status=503,
+            headers={"Retry-After": "1"},
+        )
