@@ -202,9 +202,12 @@ SYNCHRONOUS = ["FULL"]
 
 
 @contextmanager
-def inbox(state: Path) -> Iterator[tuple[subprocess.Popen[str], Http]]:
+def inbox(state: Path, store: str | None = None) -> Iterator[tuple[subprocess.Popen[str], Http]]:
+    """``inbox serve`` with ``state`` as its state directory, on ``store`` (default: an
+    SQLite file there, with the benchmark's ``synchronous``)."""
     env = {**os.environ, "USER_INTERACTION_STATE_DIR": str(state)}
-    store = f"sqlite://{state.absolute()}/inbox.sqlite3?synchronous={SYNCHRONOUS[0]}"
+    if store is None:
+        store = f"sqlite://{state.absolute()}/inbox.sqlite3?synchronous={SYNCHRONOUS[0]}"
     server = subprocess.Popen(
         [*CLI, "inbox", "serve", "--port", "0", "--store", store],
         env=env,

@@ -14,10 +14,7 @@ if sys.version_info >= (3, 11):
 else:  # pytest depends on tomli before 3.11
     import tomli as tomllib
 
-if sys.version_info >= (3, 10):
-    import importlib.metadata as importlib_metadata
-else:
-    import importlib_metadata
+import importlib.metadata as importlib_metadata
 
 import user_interaction
 from user_interaction import ERROR_CODES, AskUserQuestionRequest

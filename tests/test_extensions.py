@@ -125,14 +125,16 @@ def failure(ui: UserInteraction, request: AskUserQuestionRequest = REQUEST, **kw
 def test_without_extensions_asks_take_the_plain_path(
     ui: UserInteraction, provider: ScriptedProvider
 ) -> None:
-    assert ui._extended  # until the installed extensions are known to be none
+    assert ui._stale  # until the installed extensions are known to be none
     ui.ask_sync(REQUEST)
-    assert not ui._extended
+    assert (ui._stale, ui._chain) == (False, None)
     disposer = ui.add_extension(Observer())
-    assert ui._extended
+    assert ui._stale
+    ui.ask_sync(REQUEST)
+    assert ui._chain is not None
     disposer()
     ui.ask_sync(REQUEST)
-    assert not ui._extended
+    assert (ui._stale, ui._chain) == (False, None)
 
 
 def test_the_plugin_manager(ui: UserInteraction, provider: ScriptedProvider) -> None:

@@ -17,10 +17,7 @@ if sys.version_info >= (3, 11):
 else:  # pytest depends on tomli before 3.11
     import tomli as tomllib
 
-if sys.version_info >= (3, 10):
-    import importlib.metadata as importlib_metadata
-else:
-    import importlib_metadata
+import importlib.metadata as importlib_metadata
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -131,9 +128,20 @@ def test_the_slow_tests_run_on_the_oldest_and_newest_python_only() -> None:
     for env in PY_ENVS:
         marks = pytest_run(env)[0]
         if env in (PY_ENVS[0], PY_ENVS[-1]):
-            assert marks == "not browser", env
+            assert marks == "not browser and not postgres", env
         else:
-            assert marks == "not browser and not slow", env
+            assert marks == "not browser and not slow and not postgres", env
+
+
+def test_the_postgres_tests_run_in_an_env_of_their_own() -> None:
+    """They start PostgreSQL clusters: the core matrix stays quick without them."""
+    assert "inbox-postgres" in tox()["tox"]["env_list"]
+    env = tox()["testenv:inbox-postgres"]
+    assert "plugins/inbox[test,postgres]" in env["commands_pre"]
+    assert "CI" in env["pass_env"].split()
+    (command,) = env["commands"].strip().splitlines()
+    words = shlex.split(command)
+    assert words[words.index("-m") + 1] == "postgres"
 
 
 def fenced(text: str, language: str) -> list[str]:

@@ -27,7 +27,7 @@ from ._errors import (
 )
 from ._hooks import hookimpl
 from ._model import AskUserQuestionAnswer, AskUserQuestionRequest, with_signal
-from ._registration import Disposer, Registration
+from ._registration import Registration, load_registration
 
 __all__ = ["ANY", "AnyProvider", "ChildSpec", "children_from_env"]
 
@@ -208,10 +208,4 @@ def _child(spec: ChildSpec) -> Registration:
         raise UserInteractionError(
             "any: 'any' cannot be one of its own children.", PROVIDER_LOAD_FAILED
         )
-    provider = info.load(**options)
-    try:
-        registration = Registration(provider, info.name, info, options)
-    except TypeError as exc:
-        raise info._failed(str(exc), exc) from exc
-    registration.disposer = Disposer(registration.dispose)
-    return registration
+    return load_registration(info, options)

@@ -14,7 +14,7 @@ import sqlite3
 import time
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Union
+from typing import TYPE_CHECKING, Any, Callable, Final, Union
 
 import attrs
 
@@ -176,21 +176,19 @@ def provider_decisions(provider: object) -> object | None:
 
 
 class ActiveProviderDecisions:
-    """The decisions of whichever provider is active in ``ui`` at each ask: none while it
-    keeps none (an approval is then asked, and nothing is remembered)."""
+    """The decisions of whichever provider ``active()`` returns at each ask (the active
+    one of a context): none while it keeps none (an approval is then asked, and nothing
+    is remembered)."""
 
-    def __init__(self, ui: object) -> None:
-        import weakref
-
-        self._ui = weakref.ref(ui)
+    def __init__(self, active: Callable[[], object | None]) -> None:
+        self._active = active
 
     def __repr__(self) -> str:
         return "<the active provider's decisions>"
 
     def _store(self) -> Any:
-        ui = self._ui()
-        registration = None if ui is None else getattr(ui, "_active", None)
-        return None if registration is None else provider_decisions(registration.provider)
+        provider = self._active()
+        return None if provider is None else provider_decisions(provider)
 
     def get(self, name: str) -> Decision | None:
         store = self._store()

@@ -1,35 +1,23 @@
-"""Entry-point discovery of installed providers.
+"""Entry-point discovery of installed providers and extensions.
 
-Listing never imports a provider. The scan reads each distribution's
-``entry_points.txt`` through :mod:`importlib.metadata` (the backport below Python 3.10)
-and parses only those that mention our group. Its result is cached behind a cheap
-fingerprint of ``sys.path`` (directory mtimes and every ``entry_points.txt``'s stat), so a
-repeated call costs a few stats while an install, an uninstall or an edited
-``entry_points.txt`` is still seen on the very next call.
+Listing never imports a provider or an extension: it reads each distribution's entry
+points through :mod:`importlib.metadata`, each distribution on its own, so one with a
+garbled ``entry_points.txt`` hides only itself. Nothing is cached: an install, an
+uninstall or an edit is seen on the very next call.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import sys
-from _thread import allocate_lock
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    Callable,
-    Final,
-    Generic,
-    Iterable,
-    Mapping,
-    Protocol,
-    TypeVar,
-)
+from types import ModuleType
+from typing import TYPE_CHECKING, Callable, Final, Generic, Iterable, Mapping, TypeVar
 
 import attrs
 
 from ._errors import (
     AMBIGUOUS_PROVIDER,
+    EXTENSION_FAILED,
     NO_PROVIDER,
     PROVIDER_LOAD_FAILED,
     PROVIDER_NOT_FOUND,
@@ -40,41 +28,93 @@ if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
 
 __all__ = [
+    "AUDIT_ENV",
+    "DISABLE_AUTOLOAD_ENV",
     "ENTRY_POINT_GROUP",
+    "EXTENSIONS_ENV",
+    "EXTENSION_GROUP",
+    "PREANSWERED_ENV",
     "PROVIDER_ENV",
+    "EntryPointInfo",
+    "ExtensionInfo",
     "ProviderInfo",
     "Ranking",
     "best_provider",
     "find_provider",
+    "installed_extensions",
     "installed_providers",
     "rank_providers",
+    "scan",
 ]
 
 #: The entry-point group providers are registered under.
 ENTRY_POINT_GROUP: Final = "user_interaction.providers"
 #: Environment variable naming the provider ``use()`` picks when given no name.
 PROVIDER_ENV: Final = "USER_INTERACTION_PROVIDER"
+#: The entry-point group installed extensions are registered under.
+EXTENSION_GROUP: Final = "user_interaction.extensions"
+#: Set (to anything but empty): installed extensions are not loaded, except those named
+#: in :data:`EXTENSIONS_ENV`.
+DISABLE_AUTOLOAD_ENV: Final = "USER_INTERACTION_DISABLE_EXTENSION_AUTOLOAD"
+#: ``name,name``: installed extensions to load even when autoload is disabled.
+EXTENSIONS_ENV: Final = "USER_INTERACTION_EXTENSIONS"
+#: A path: every context gets an ``AuditLog`` appending to it.
+AUDIT_ENV: Final = "USER_INTERACTION_AUDIT"
+#: A path: every context gets a ``PreAnswered`` answering from that answers file.
+PREANSWERED_ENV: Final = "USER_INTERACTION_PREANSWERED"
 
-_META_SUFFIXES: Final = (".dist-info", ".egg-info")
+_Info = TypeVar("_Info")
 
 
-class _Listed(Protocol):
-    @property
-    def name(self) -> str: ...
-    @property
-    def distribution(self) -> str: ...
+def _normalize(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
-_Info = TypeVar("_Info", bound=_Listed)
+def scan(group: str, make: Callable[[str, str, str, str, EntryPoint], _Info]) -> tuple[_Info, ...]:
+    """Every entry point of ``group``, as ``make(name, value, distribution, version,
+    entry_point)``, sorted by name then distribution; a distribution found twice on
+    ``sys.path`` counts once (the first), one that cannot be read hides only itself."""
+    from importlib import metadata
+
+    found: list[_Info] = []
+    seen: set[str] = set()
+    for dist in metadata.distributions():
+        try:
+            entry_points = [ep for ep in dist.entry_points if ep.group == group]
+            if not entry_points:
+                continue
+            name = dist.metadata["Name"] or "?"
+        except Exception:  # a garbled distribution hides only itself
+            continue
+        key = _normalize(name)
+        if key in seen:
+            continue
+        seen.add(key)
+        version = dist.version or "?"
+        for entry_point in entry_points:
+            found.append(make(entry_point.name, entry_point.value, name, version, entry_point))
+    found.sort(key=lambda info: (info.name, info.distribution))  # type: ignore[attr-defined]
+    return tuple(found)
+
+
+class _Scanner(Generic[_Info]):
+    """:func:`scan` of one group, kept for the modules that list their group this way."""
+
+    def __init__(self, group: str, make: Callable[[str, str, str, str, EntryPoint], _Info]) -> None:
+        self._group = group
+        self._make = make
+
+    def providers(self) -> tuple[_Info, ...]:
+        return scan(self._group, self._make)
 
 
 @attrs.frozen
-class ProviderInfo:
-    """An installed provider, as listed without importing it."""
+class EntryPointInfo:
+    """An installed entry point, as listed without importing it."""
 
-    #: The entry point's name, the name ``use()`` takes.
+    #: The entry point's name.
     name: str
-    #: The entry point's object reference, ``module:attr``.
+    #: The entry point's object reference, ``module:attr`` (or a module).
     value: str
     #: The distribution that offers it, and its version.
     distribution: str
@@ -85,6 +125,12 @@ class ProviderInfo:
     def module(self) -> str:
         """The module the entry point imports."""
         return self.value.partition(":")[0].strip()
+
+
+@attrs.frozen
+class ProviderInfo(EntryPointInfo):
+    """An installed provider, as listed without importing it (its ``name`` is the name
+    ``use()`` takes)."""
 
     def load(self, **options: object) -> object:
         """Import the module and return the provider instance it offers.
@@ -98,6 +144,9 @@ class ProviderInfo:
 
     def target(self) -> object:
         """The entry point's object (its module imported), not yet built."""
+        import importlib
+
+        importlib.invalidate_caches()  # a module installed a moment ago is found too
         try:
             return self._entry_point.load()
         except (Exception, SystemExit) as exc:
@@ -174,151 +223,56 @@ def _first_line(text: str | None) -> str:
     return re.sub(r"``(.+?)``", r"\1", lines[0].strip()) if lines else ""
 
 
-def _metadata() -> Any:
-    if sys.version_info >= (3, 10):
-        from importlib import metadata
-    else:  # the selection API (EntryPoints.select, deduplication) needs the backport
-        import importlib_metadata as metadata
-    return metadata
-
-
-def _normalize(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def _section(text: str, group: str = ENTRY_POINT_GROUP) -> list[tuple[str, str]]:
-    """The ``name = value`` pairs of our group in an ``entry_points.txt``.
-
-    Parsed here, line by line, so one garbled line (or a garbled other group) skips only
-    itself instead of hiding the whole distribution.
-    """
-    pairs: list[tuple[str, str]] = []
-    inside = False
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line[0] in "#;":
-            continue
-        if line.startswith("[") and line.endswith("]"):
-            inside = line[1:-1].strip() == group
-            continue
-        if inside:
-            name, equals, value = line.partition("=")
-            if equals and name.strip() and value.strip():
-                pairs.append((name.strip(), value.strip()))
-    return pairs
-
-
-class _Scanner(Generic[_Info]):
-    """Caches the scan of one entry-point group until the fingerprint of ``sys.path``
-    changes; ``make(name, value, distribution, version, entry_point)`` builds each row."""
-
-    def __init__(self, group: str, make: Callable[[str, str, str, str, EntryPoint], _Info]) -> None:
-        self._group = group
-        self._make = make
-        self._lock = allocate_lock()
-        self._fingerprint: object = None
-        self._providers: tuple[_Info, ...] = ()
-        self._listings: dict[str, tuple[int, tuple[str, ...]]] = {}
-
-    def providers(self) -> tuple[_Info, ...]:
-        with self._lock:
-            fingerprint = self._take_fingerprint()
-            if fingerprint != self._fingerprint:
-                import importlib
-
-                importlib.invalidate_caches()
-                self._providers = self._scan()
-                self._fingerprint = fingerprint
-            return self._providers
-
-    def _take_fingerprint(self) -> object:
-        stat = os.stat
-        join = os.path.join
-        listings = self._listings
-        parts: list[object] = []
-        for entry in sys.path:
-            root = entry or "."
-            try:
-                status = stat(root)
-            except OSError:
-                parts.append(None)
-                continue
-            mtime = status.st_mtime_ns
-            parts.append(mtime)
-            cached = listings.get(root)
-            if cached is not None and cached[0] == mtime:
-                names = cached[1]
-            else:
-                try:
-                    names = tuple(n for n in os.listdir(root) if n.endswith(_META_SUFFIXES))
-                except OSError:  # a zip file or an unreadable directory: its stat suffices
-                    names = ()
-                listings[root] = (mtime, names)
-            for name in names:
-                try:
-                    found = stat(join(root, name, "entry_points.txt"))
-                except OSError:
-                    parts.append(None)
-                else:
-                    parts.append((found.st_mtime_ns, found.st_size))
-        parts.append(tuple(sys.path))
-        return parts
-
-    def _scan(self) -> tuple[_Info, ...]:
-        metadata = _metadata()
-        group = self._group
-        found: list[_Info] = []
-        seen: set[str] = set()
-        for dist in metadata.distributions():
-            try:
-                text = dist.read_text("entry_points.txt")
-                if not text or group not in text:
-                    continue
-                name = dist.metadata["Name"] or "?"
-            except Exception:  # an unreadable distribution hides only itself
-                continue
-            key = _normalize(name)
-            if key in seen:  # the same distribution found twice on sys.path
-                continue
-            seen.add(key)
-            version = dist.version or "?"
-            for entry_name, value in _section(text, group):
-                try:
-                    entry_point = metadata.EntryPoint(entry_name, value, group)
-                except ValueError as exc:  # the backport (Python < 3.10) checks the value
-                    entry_point = _Unloadable(exc)  # listed; it fails to load, saying why
-                found.append(self._make(entry_name, value, name, version, entry_point))
-        found.sort(key=lambda info: (info.name, info.distribution))
-        return tuple(found)
-
-
-class _Unloadable:
-    """Stands for an entry point whose value is no object reference, which the
-    ``importlib_metadata`` backport refuses to build: like on Python 3.10+, the provider is
-    listed, and loading it fails with the reason (``PROVIDER_LOAD_FAILED``)."""
-
-    def __init__(self, error: ValueError) -> None:
-        self._error = error
-
-    def load(self) -> object:
-        raise self._error
-
-
-_SCANNER: Final = _Scanner(
-    ENTRY_POINT_GROUP,
-    lambda name, value, distribution, version, entry_point: ProviderInfo(
-        name=name,
-        value=value,
-        distribution=distribution,
-        version=version,
-        entry_point=entry_point,
-    ),
-)
-
-
 def installed_providers() -> tuple[ProviderInfo, ...]:
     """Every installed provider, sorted by name (nothing is imported)."""
-    return _SCANNER.providers()
+    return scan(ENTRY_POINT_GROUP, ProviderInfo)
+
+
+@attrs.frozen
+class ExtensionInfo(EntryPointInfo):
+    """An installed extension, as listed without importing it."""
+
+    def load(self) -> object:
+        """Import the extension and return the plugin object to register.
+
+        A class or zero-argument factory is called; a module or a ready object is used
+        as it is. Any failure is ``EXTENSION_FAILED`` (the cause kept).
+        """
+        try:
+            target = self._entry_point.load()
+        except (Exception, SystemExit) as exc:
+            raise self.failed(f"failed to import: {type(exc).__name__}: {exc}", exc) from exc
+        if not isinstance(target, type) and (
+            isinstance(target, ModuleType)
+            or not callable(target)
+            or any(hasattr(target, hook) for hook in ("ask_wrapper", "ask_finished"))
+        ):
+            return target
+        try:
+            return target()
+        except (Exception, SystemExit) as exc:
+            raise self.failed(f"failed to construct: {type(exc).__name__}: {exc}", exc) from exc
+
+    def failed(self, problem: str, cause: BaseException | None) -> UserInteractionError:
+        """The ``EXTENSION_FAILED`` error for this extension, saying how to disable it."""
+        if os.environ.get(DISABLE_AUTOLOAD_ENV):
+            disable = f"remove {self.name!r} from {EXTENSIONS_ENV}"
+        else:
+            disable = (
+                f"uninstall {self.distribution}, or set {DISABLE_AUTOLOAD_ENV}=1 (and list "
+                f"the extensions to keep in {EXTENSIONS_ENV})"
+            )
+        return UserInteractionError(
+            f"Extension {self.name!r} ({self.value}, from {self.distribution} {self.version}) "
+            f"{problem}. Asks fail until it is fixed; to disable it, {disable}.",
+            EXTENSION_FAILED,
+            cause=cause,
+        )
+
+
+def installed_extensions() -> tuple[ExtensionInfo, ...]:
+    """Every installed extension, sorted by name (nothing is imported)."""
+    return scan(EXTENSION_GROUP, ExtensionInfo)
 
 
 def _describe(infos: tuple[ProviderInfo, ...]) -> str:

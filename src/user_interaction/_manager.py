@@ -2,8 +2,9 @@
 
 The manager registers, swaps, reloads and disposes providers, and checks each request
 before handing it to the one path every ask takes (``_ask.Ask``), through the chain of
-its extensions (``_extensions``) once it has any. ``ask_sync()`` runs
-that same path on an event loop the manager keeps on a thread of its own.
+its extensions (``_chain``) once they add anything. It owns its extensions' plugin
+manager and recomposes the chain when they change. ``ask_sync()`` runs that same path on
+an event loop the manager keeps on a thread of its own.
 
 asyncio is imported on the first ask, not at ``import user_interaction``.
 """
@@ -13,28 +14,31 @@ from __future__ import annotations
 import os
 import sys
 import weakref
-from _thread import allocate_lock
+from _thread import RLock, allocate_lock
 from contextvars import copy_context
-from types import ModuleType, TracebackType
-from typing import TYPE_CHECKING, Any, Final, Mapping, Union, cast
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Callable, Final, Mapping, Union, cast
 
 from ._abort import check_seconds
 from ._ask import Ask
+from ._chain import Chain, compose
 from ._discovery import ProviderInfo, find_provider, installed_providers
 from ._errors import DUPLICATE_PROVIDER, INVALID_REQUEST, NO_PROVIDER, UserInteractionError
-from ._extensions import Extensions
+from ._extensions import ExtensionManager, load_extensions, register_extension
 from ._model import AskUserQuestionAnswer, AskUserQuestionRequest
 from ._prompts import _Prompts
 from ._registration import (
     Disposer,
     Registration,
-    _aio,
     _dispose_provider,
     disposed_error,
+    load_registration,
     log_dispose_failure,
+    new_registration,
 )
 from ._reload import reimport_provider
 from ._validation import validate_request
+from ._workers import Workers
 
 if TYPE_CHECKING:
     import asyncio
@@ -63,10 +67,15 @@ class UserInteraction(_Prompts):
         self._active: Registration | None = None
         self._runner: LoopThread | None = None
         self._finalizer: weakref.finalize[Any, Any] | None = None
-        self._extensions: Extensions | None = None
-        # Whether asks go through the extensions: true until the installed ones are
-        # loaded and found to be none, and whenever extensions are registered.
-        self._extended = True
+        self._workers = Workers()  # the threads its sync providers' calls run on
+        # The extensions: their plugin manager (the installed ones loaded on first use),
+        # what failed to load, and the chain composed from them (None: the plain path),
+        # recomposed before the next ask whenever they change.
+        self._extension_lock = RLock()
+        self._pm: ExtensionManager | None = None
+        self._broken: UserInteractionError | None = None
+        self._chain: Chain | None = None
+        self._stale = True
 
     # -- providers -----------------------------------------------------------------------
 
@@ -104,17 +113,15 @@ class UserInteraction(_Prompts):
         """
         info = find_provider(name)
         self._refuse_if_active()
-        provider = info.load(**options)
-        try:
-            registration = self._new_registration(provider, info.name, info, options)
-        except TypeError as exc:
-            raise info._failed(str(exc), exc) from exc
+        registration = load_registration(
+            info, options, disposed=self._deactivate(), workers=self._workers
+        )
         with self._lock:
             active = self._active
             if active is None:
                 self._active = registration
         if active is not None:
-            _dispose_provider(provider, quiet=True)
+            _dispose_provider(registration.provider, quiet=True)
             raise self._duplicate(active)
         self._activated(registration)
         return registration.disposer
@@ -122,12 +129,9 @@ class UserInteraction(_Prompts):
     def swap(self, provider_or_name: ProviderSource) -> Disposer:
         """Replace the active provider in one step; pending asks finish on the old one."""
         if isinstance(provider_or_name, str):
-            info = find_provider(provider_or_name)
-            provider = info.load()
-            try:
-                registration = self._new_registration(provider, info.name, info)
-            except TypeError as exc:
-                raise info._failed(str(exc), exc) from exc
+            registration = load_registration(
+                find_provider(provider_or_name), disposed=self._deactivate(), workers=self._workers
+            )
         else:
             registration = self._new_registration(provider_or_name, None, None)
         self._install(registration)
@@ -156,7 +160,7 @@ class UserInteraction(_Prompts):
     @property
     def pluginmanager(self) -> pluggy.PluginManager:
         """This context's plugin manager of extensions (the installed ones loaded)."""
-        return self._extensions_loaded().pm
+        return self._extensions()
 
     def add_extension(self, extension: object, *, name: str | None = None) -> Disposer:
         """Register ``extension`` (an object or module with ``ask_wrapper`` and/or
@@ -165,18 +169,39 @@ class UserInteraction(_Prompts):
         ``TypeError`` if it implements no hook, an unknown one, or one with a wrong
         argument name; the returned :class:`Disposer` unregisters it.
         """
-        return self._extensions_loaded().add(extension, name)  # type: ignore[no-any-return]
+        pm = self._extensions()
+        register_extension(pm, extension, name)
 
-    def _extensions_loaded(self) -> Extensions:
-        extensions = self._extensions
-        if extensions is None:
-            with self._lock:
-                if self._extensions is None:
-                    self._extensions = Extensions(self)
-                extensions = self._extensions
-        if not extensions._loaded:
-            extensions.load()
-        return extensions
+        def remove() -> None:
+            if pm.is_registered(extension):
+                pm.unregister(extension)
+
+        return Disposer(remove)
+
+    def _extensions(self) -> ExtensionManager:
+        """The plugin manager of extensions, the installed ones loaded (once)."""
+        pm = self._pm
+        if pm is None:
+            with self._extension_lock:
+                pm = self._pm
+                if pm is None:
+                    pm = ExtensionManager(self._extensions_changed)
+                    self._broken = load_extensions(pm)
+                    self._pm = pm
+        return pm
+
+    def _extensions_changed(self) -> None:
+        self._stale = True
+
+    def _current_chain(self) -> Chain | None:
+        """The chain of the extensions as they are now; ``None`` when they add nothing."""
+        if self._stale:
+            with self._extension_lock:
+                if self._stale:
+                    pm = self._extensions()
+                    self._stale = False  # a change from here on recomposes it again
+                    self._chain = compose(pm, self, self._registration, self._broken)
+        return self._chain
 
     def close(self) -> None:
         """Dispose the active provider and stop the ``ask_sync`` loop; idempotent."""
@@ -243,27 +268,23 @@ class UserInteraction(_Prompts):
         origin: ProviderInfo | None,
         options: Mapping[str, object] | None = None,
     ) -> Registration:
-        if name is None:
-            name = getattr(provider, "name", None)
-            if not isinstance(name, str) or not name:
-                name = (
-                    provider.__name__
-                    if isinstance(provider, ModuleType)
-                    else type(provider).__name__
-                )
-        registration = Registration(provider, name, origin, options)
+        return new_registration(
+            provider, name, origin, options, disposed=self._deactivate(), workers=self._workers
+        )
+
+    def _deactivate(self) -> Callable[[Registration], None]:
+        """What a registration's disposer does first: no longer be this context's active
+        one (holding no reference to the context)."""
         ref = weakref.ref(self)
 
-        def dispose() -> None:
+        def deactivate(registration: Registration) -> None:
             manager = ref()
             if manager is not None:
                 with manager._lock:
                     if manager._active is registration:
                         manager._active = None
-            registration.dispose()
 
-        registration.disposer = Disposer(dispose)
-        return registration
+        return deactivate
 
     def _refuse_if_active(self) -> None:
         active = self._active
@@ -288,22 +309,26 @@ class UserInteraction(_Prompts):
     def _activated(self, registration: Registration) -> None:
         """A provider that keeps decisions of its own (the inbox) serves this context's
         remembered approvals, unless ``USER_INTERACTION_DECISIONS`` names a file."""
-        from ._decisions import DECISIONS_ENV, provider_decisions
+        from ._decisions import DECISIONS_ENV, ActiveProviderDecisions, provider_decisions
+        from .extensions import RememberedDecisions
 
         if os.environ.get(DECISIONS_ENV, "").strip():
             return
-        if provider_decisions(registration.provider) is not None:
-            self._extensions_loaded().use_provider_decisions()
+        if provider_decisions(registration.provider) is None:
+            return
+        pm = self._extensions()
+        with self._extension_lock:
+            if not pm.has_plugin("decisions"):
+                ref = weakref.ref(self)
+
+                def active_provider() -> object | None:
+                    manager = ref()
+                    return None if manager is None else manager.provider
+
+                store = ActiveProviderDecisions(active_provider)
+                register_extension(pm, RememberedDecisions(store=store), "decisions")
 
     # -- asking --------------------------------------------------------------------------
-
-    def _precheck(self, request: AskUserQuestionRequest, timeout: float | None) -> Registration:
-        """The checks before any provider is asked, in a fixed order."""
-        self._check(request, timeout)
-        registration = self._active
-        if registration is None:
-            raise _no_provider()
-        return registration
 
     def _check(self, request: AskUserQuestionRequest, timeout: float | None) -> None:
         """The checks of the caller's request (and timeout), before any extension runs."""
@@ -339,10 +364,11 @@ class UserInteraction(_Prompts):
         human), ``INVALID_ANSWER`` / ``PROVIDER_FAILED`` (the provider),
         ``PROVIDER_DISPOSED``; ``EXTENSION_FAILED`` (an extension).
         """
-        if self._extended:
-            self._check(request, timeout)
-            return await self._extensions_loaded().ask(request, timeout)
-        return await Ask(self._precheck(request, timeout), request, timeout).run()
+        self._check(request, timeout)
+        chain = self._current_chain()
+        if chain is not None:
+            return await chain.ask(request, timeout)
+        return await Ask(self._registration(), request, timeout).run()
 
     def ask_sync(
         self, request: AskUserQuestionRequest, *, timeout: float | None = None
@@ -352,19 +378,20 @@ class UserInteraction(_Prompts):
         Safe from many threads at once; ``RuntimeError`` on a thread whose event loop is
         running (``await ask()`` there instead).
         """
-        aio = _aio()
-        if aio._get_running_loop() is not None:
+        import asyncio
+
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
             raise RuntimeError(
                 "ask_sync() was called on a thread whose event loop is running; "
                 "use 'await ui.ask(...)' there"
             )
-        extensions = None
-        if self._extended:
-            self._check(request, timeout)
-            extensions = self._extensions_loaded()
-            extensions.prepare()
-        else:
-            registration = self._precheck(request, timeout)
+        self._check(request, timeout)
+        chain = self._current_chain()
+        registration = self._registration() if chain is None else None
         runner = self._runner
         if runner is None:
             runner = self._start_runner()
@@ -378,12 +405,13 @@ class UserInteraction(_Prompts):
 
         async def run() -> None:
             try:
-                if extensions is None:
+                if registration is not None:
                     answer = await Ask(registration, request, timeout).run()
                 else:
-                    answer = await extensions.ask(request, timeout)
+                    assert chain is not None
+                    answer = await chain.ask(request, timeout)
                 outcome.append((True, answer))
-            except aio.CancelledError:  # the loop is shutting down (close(), exit)
+            except asyncio.CancelledError:  # the loop is shutting down (close(), exit)
                 outcome.append((False, disposed_error()))
             except BaseException as exc:  # handed to the waiting thread, never lost
                 outcome.append((False, exc))
@@ -396,7 +424,7 @@ class UserInteraction(_Prompts):
 
         def start() -> None:
             if _EAGER:
-                tasks.append(context.run(aio.Task, run(), loop=loop, eager_start=True))
+                tasks.append(context.run(asyncio.Task, run(), loop=loop, eager_start=True))
             else:
                 tasks.append(context.run(loop.create_task, run()))
 

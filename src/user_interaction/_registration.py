@@ -9,36 +9,31 @@ from __future__ import annotations
 
 from _thread import allocate_lock
 from collections import deque
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Callable, Final, Mapping, final
+from types import ModuleType, TracebackType
+from typing import TYPE_CHECKING, Any, Callable, Final, Mapping, Protocol, final
 
 import pluggy
 
 from ._errors import PROVIDER_DISPOSED, PROVIDER_FAILED, UserInteractionError
 from ._hooks import PROJECT_NAME, AskSpec
+from ._workers import WORKERS, Workers
 
 if TYPE_CHECKING:
-    from ._ask import Ask
     from ._discovery import ProviderInfo
-    from ._model import AskUserQuestionRequest
     from ._runtime import LoopThread
 
-__all__ = ["Disposer", "Registration", "disposed_error", "provider_error"]
+__all__ = [
+    "Disposer",
+    "Registration",
+    "disposed_error",
+    "load_registration",
+    "new_registration",
+    "provider_error",
+]
 
 _ACTIVE: Final = 0
 _RETIRING: Final = 1
 _DISPOSED: Final = 2
-
-_asyncio: Any = None  # the asyncio module, imported on first use
-
-
-def _aio() -> Any:
-    global _asyncio
-    if _asyncio is None:
-        import asyncio
-
-        _asyncio = asyncio
-    return _asyncio
 
 
 @final
@@ -136,6 +131,63 @@ def provider_error(exc: BaseException) -> BaseException:
     )
 
 
+def new_registration(
+    provider: object,
+    name: str | None,
+    origin: ProviderInfo | None,
+    options: Mapping[str, object] | None = None,
+    *,
+    disposed: Callable[[Registration], None] | None = None,
+    workers: Workers | None = None,
+) -> Registration:
+    """Register ``provider`` (``TypeError`` if it is none), named ``name`` or after
+    itself, its sync calls run by ``workers``; its disposer calls
+    ``disposed(registration)`` first, then disposes it."""
+    if name is None:
+        name = getattr(provider, "name", None)
+        if not isinstance(name, str) or not name:
+            name = (
+                provider.__name__ if isinstance(provider, ModuleType) else type(provider).__name__
+            )
+    registration = Registration(provider, name, origin, options, workers)
+
+    def dispose() -> None:
+        if disposed is not None:
+            disposed(registration)
+        registration.dispose()
+
+    registration.disposer = Disposer(dispose)
+    return registration
+
+
+def load_registration(
+    info: ProviderInfo,
+    options: Mapping[str, object] | None = None,
+    *,
+    disposed: Callable[[Registration], None] | None = None,
+    workers: Workers | None = None,
+) -> Registration:
+    """Build ``info``'s provider with ``options`` and register it; a provider it cannot
+    register is ``PROVIDER_LOAD_FAILED``."""
+    provider = info.load(**(options or {}))
+    try:
+        return new_registration(
+            provider, info.name, info, options, disposed=disposed, workers=workers
+        )
+    except TypeError as exc:
+        raise info._failed(str(exc), exc) from exc
+
+
+class Ask(Protocol):
+    """What a registration needs of an ask it holds (``_ask.Ask``)."""
+
+    def grant(self, registration: Registration) -> bool:
+        """Give the queued ask its turn; False if it can no longer take it."""
+
+    def fail(self, error: UserInteractionError) -> None:
+        """End the ask with ``error``, from any thread."""
+
+
 #: What :meth:`Registration.admit` did with an ask.
 ADMITTED: Final = 0
 QUEUED: Final = 1
@@ -164,6 +216,7 @@ class Registration:
         "state",
         "successor",
         "waiters",
+        "workers",
     )
 
     def __init__(
@@ -172,6 +225,7 @@ class Registration:
         name: str,
         origin: ProviderInfo | None,
         options: Mapping[str, object] | None = None,
+        workers: Workers | None = None,
     ) -> None:
         import inspect
 
@@ -188,18 +242,12 @@ class Registration:
         self.name = name
         self.origin = origin
         self.options = dict(options or {})  # what use() built it with, for reload()
-        hook = manager.hook.ask
-        impls = hook.get_hookimpls()
-        if len(impls) == 1 and not (
-            getattr(impls[0], "hookwrapper", False) or getattr(impls[0], "wrapper", False)
-        ):
-            # Registered and checked through pluggy; with one plain implementation a
-            # firstresult call is exactly this call, minus pluggy's per-call machinery.
-            self.call: Callable[[AskUserQuestionRequest], Any] = impls[0].function
-        else:
-            self.call = lambda request: hook(request=request)
+        #: The provider's ``ask`` hook: ``call(request=request)``.
+        self.call: Callable[..., Any] = manager.hook.ask
         self.is_async = inspect.iscoroutinefunction(provider.ask)  # type: ignore[attr-defined]
         self.serial = bool(getattr(provider, "serial", False))
+        #: The threads a sync provider's calls run on.
+        self.workers = WORKERS if workers is None else workers
         self.lock = allocate_lock()
         self.busy = False  # a serial provider is serving an ask
         self.waiters: deque[Ask] = deque()
@@ -349,8 +397,15 @@ async def _guard_dispose(provider: object, awaitable: Any, quiet: bool) -> None:
 
 
 def _finish_async_dispose(coroutine: Any) -> Any:
-    asyncio = _aio()
-    if asyncio._get_running_loop() is not None:  # start it here, and keep it alive
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        running = False
+    else:
+        running = True
+    if running:  # start it here, and keep it alive
         task = asyncio.ensure_future(coroutine)
         _background_disposals.add(task)
         task.add_done_callback(_background_disposals.discard)

@@ -38,7 +38,7 @@ from ._answers_file import (
 )
 from ._approval import ALWAYS_ALLOW, ALWAYS_DENY, APPROVE_ID, approval_name
 from ._decisions import DECISIONS_ENV, Decision, DecisionStore, decisions_path
-from ._extensions import (
+from ._discovery import (
     AUDIT_ENV,
     DISABLE_AUTOLOAD_ENV,
     EXTENSION_GROUP,
@@ -52,7 +52,6 @@ from ._model import AskUserQuestionAnswer, AskUserQuestionAnswerItem, AskUserQue
 
 if TYPE_CHECKING:
     from ._errors import UserInteractionError
-    from ._manager import UserInteraction
 
 __all__ = [
     "AUDIT_ENV",
@@ -175,7 +174,7 @@ class PreAnswered:
         return f"<PreAnswered {str(self.path)!r}>"
 
     @hookimpl
-    def ask_wrapper(self, ui: UserInteraction) -> AskWrapper:
+    def ask_wrapper(self, ui: object) -> AskWrapper:
         """Wrap every ask of ``ui``."""
         return self.wrap
 
@@ -252,7 +251,7 @@ class RememberedDecisions:
         return f"<RememberedDecisions {self.store!r}>"
 
     @hookimpl
-    def ask_wrapper(self, ui: UserInteraction) -> AskWrapper:
+    def ask_wrapper(self, ui: object) -> AskWrapper:
         """Wrap every ask of ``ui``."""
         return self.wrap
 

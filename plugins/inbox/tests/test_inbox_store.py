@@ -1,5 +1,7 @@
-"""The SQLite store on real files: private modes, WAL, the schema version, keys, the first
-settlement winning, and acknowledged writes surviving a SIGKILL."""
+"""The stores: the SQLite store on real files (private modes, WAL, the schema version,
+acknowledged writes surviving a SIGKILL), and what every store does alike, run against both
+SQLite and a real PostgreSQL (``make_store``): keys, the first settlement winning across
+connections, purging, remembered decisions."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 
@@ -20,6 +23,7 @@ from user_interaction_inbox._store import (
     SCHEMA_VERSION,
     KeyConflict,
     SqliteStore,
+    Store,
     StoredAsk,
     StoreError,
     default_store_url,
@@ -85,8 +89,8 @@ def test_urls_are_checked(tmp_path: Path) -> None:
         open_store("inbox.sqlite3")
     with pytest.raises(StoreError, match="unknown store scheme 'mysql'"):
         open_store("mysql://localhost/inbox")
-    with pytest.raises(StoreError, match="postgresql:// stores are not supported"):
-        open_store("postgresql://localhost/inbox")
+    with pytest.raises(StoreError, match="cannot connect to the store postgresql://"):
+        open_store("postgresql://nobody:secret@127.0.0.1:1/inbox")  # nothing listens there
     with pytest.raises(StoreError, match="the only option is synchronous"):
         open_store(f"sqlite://{tmp_path}/asks.db?journal=off")
     with pytest.raises(StoreError, match="the only option is synchronous"):
@@ -194,123 +198,123 @@ def test_a_file_of_the_second_schema_gains_notified_at_its_pending_asks_unsent(
     db.close()
 
 
-def test_unnotified_lists_pending_asks_until_marked_across_connections(tmp_path: Path) -> None:
-    path = tmp_path / "inbox.sqlite3"
-    first, second = SqliteStore(path), SqliteStore(path)
-    try:
-        first.add(ask("a1", created=1.0), WEEK)
-        first.add(ask("a2", created=2.0, key="k"), WEEK)
-        assert [found.id for found in second.unnotified()] == ["a1", "a2"]
-        second.mark_notified("a2", 5.0)
-        second.mark_notified("a2", 6.0)  # the first mark stays
-        assert [found.id for found in first.unnotified()] == ["a1"]
-        first.settle("a1", "cancelled", by="ann", at=7.0)
-        assert first.unnotified() == []  # settled: nobody needs telling any more
-        joined, was_joined = first.add(ask("a3", key="k"), WEEK)
-        assert (joined.id, was_joined) == ("a2", True)
-        assert first.unnotified() == []  # a join is not a new ask
-    finally:
-        first.close()
-        second.close()
-    with closing(sqlite3.connect(path)) as db, db:
-        assert db.execute("SELECT notified_at FROM asks WHERE id = 'a2'").fetchall() == [(5.0,)]
-    db.close()
+def test_unnotified_lists_pending_asks_until_marked_across_connections(
+    make_store: Callable[[], Store],
+) -> None:
+    first, second = make_store(), make_store()
+    first.add(ask("a1", created=1.0), WEEK)
+    first.add(ask("a2", created=2.0, key="k"), WEEK)
+    assert [found.id for found in second.unnotified()] == ["a1", "a2"]
+    second.mark_notified("a2", 5.0)
+    second.mark_notified("a2", 6.0)  # the first mark stays
+    assert [found.id for found in first.unnotified()] == ["a1"]
+    first.settle("a1", "cancelled", by="ann", at=7.0)
+    assert first.unnotified() == []  # settled: nobody needs telling any more
+    joined, was_joined = first.add(ask("a3", key="k"), WEEK)
+    assert (joined.id, was_joined) == ("a2", True)
+    assert first.unnotified() == []  # a join is not a new ask
+    if isinstance(first, SqliteStore):
+        with closing(sqlite3.connect(first.path)) as db, db:
+            rows = db.execute("SELECT notified_at FROM asks WHERE id = 'a2'").fetchall()
+        db.close()
+    else:
+        import psycopg
+        from user_interaction_inbox._postgres import PostgresStore
+
+        assert isinstance(first, PostgresStore)
+        with psycopg.connect(first.url) as connection:
+            rows = connection.execute("SELECT notified_at FROM asks WHERE id = 'a2'").fetchall()
+    assert rows == [(5.0,)]
 
 
-def test_decisions_are_kept_replaced_and_forgotten_across_connections(tmp_path: Path) -> None:
-    path = tmp_path / "inbox.sqlite3"
-    first, second = SqliteStore(path), SqliteStore(path)
-    try:
-        assert first.decision("tool:deploy") is None
-        made = first.decide("tool:deploy", True)
-        assert made.allowed is True
-        assert abs(made.decided - time.time()) < 3600  # now, as wall-clock time
-        assert second.decision("tool:deploy") == made
-        denied = second.decide("tool:deploy", False, at=made.decided + 1)
-        assert first.decision("tool:deploy") == denied  # replaced, not added
-        first.decide("shell:rm", True, at=3.0)
-        first.decide("a:first", False, at=4.0)
-        assert [d.name for d in second.decisions()] == ["a:first", "shell:rm", "tool:deploy"]
-        assert second.decisions()[0].to_dict() == {
-            "name": "a:first",
-            "decision": "deny",
-            "decided": "1970-01-01T00:00:04Z",
-        }
-        assert second.forget_decisions("nothing") == 0
-        assert second.forget_decisions("shell:rm") == 1
-        assert first.decision("shell:rm") is None
-        assert first.forget_decisions() == 2
-        assert second.decisions() == []
+def test_postgres_needs_its_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # as if it were not installed
+    monkeypatch.delitem(sys.modules, "user_interaction_inbox._postgres", raising=False)
+    with pytest.raises(StoreError, match=r"pip install 'user-interaction-inbox\[postgres\]'"):
+        open_store("postgresql://127.0.0.1/inbox")
+
+
+def test_decisions_are_kept_replaced_and_forgotten_across_connections(
+    make_store: Callable[[], Store],
+) -> None:
+    first, second = make_store(), make_store()
+    assert first.decision("tool:deploy") is None
+    made = first.decide("tool:deploy", True)
+    assert made.allowed is True
+    assert abs(made.decided - time.time()) < 3600  # now, as wall-clock time
+    assert second.decision("tool:deploy") == made
+    denied = second.decide("tool:deploy", False, at=made.decided + 1)
+    assert first.decision("tool:deploy") == denied  # replaced, not added
+    first.decide("shell:rm", True, at=3.0)
+    first.decide("a:first", False, at=4.0)
+    assert [d.name for d in second.decisions()] == ["a:first", "shell:rm", "tool:deploy"]
+    assert second.decisions()[0].to_dict() == {
+        "name": "a:first",
+        "decision": "deny",
+        "decided": "1970-01-01T00:00:04Z",
+    }
+    assert second.forget_decisions("nothing") == 0
+    assert second.forget_decisions("shell:rm") == 1
+    assert first.decision("shell:rm") is None
+    assert first.forget_decisions() == 2
+    assert second.decisions() == []
+    if isinstance(first, SqliteStore):
         with pytest.raises(sqlite3.IntegrityError):
             first._db.execute("INSERT INTO decisions VALUES ('x', 2, 1.0)")
-    finally:
-        first.close()
-        second.close()
 
 
-def test_keys_join_collect_conflict_and_release(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "inbox.sqlite3")
-    try:
-        first, joined = store.add(ask("a1", key="deploy", deadline=100.0), WEEK)
-        assert (first.id, joined) == ("a1", False)
-        again, joined = store.add(ask("a2", key="deploy", deadline=200.0), WEEK)
-        assert (again.id, joined, again.deadline) == ("a1", True, 200.0)  # the later deadline
-        again, _ = store.add(ask("a3", key="deploy", deadline=None), WEEK)
-        assert again.deadline is None  # no deadline is the latest of all
-        other = [{"id": "pkg", "question": "Something else?"}]
-        with pytest.raises(KeyConflict, match="key 'deploy' already names ask a1"):
-            store.add(ask("a4", key="deploy", questions=other), WEEK)
-        assert store.settle("a1", "answered", answer={"answers": []}, by="me", at=time.time())
-        collected, joined = store.add(ask("a5", key="deploy"), WEEK)
-        assert (collected.id, collected.state, joined) == ("a1", "answered", True)
-        assert collected.answer == {"answers": []}
-        assert collected.settled_by == "me"
-        # Past the retention, the key asks again.
-        store.add(ask("b1", key="old"), WEEK)
-        assert store.settle("b1", "declined", by="me", at=time.time() - 2 * WEEK)
-        fresh, joined = store.add(ask("b2", key="old"), WEEK)
-        assert (fresh.id, joined) == ("b2", False)
-        # Withdrawn or expired asks release their key at once.
-        for state in ("withdrawn", "expired"):
-            assert store.settle(
-                "b2" if state == "withdrawn" else "b3", state, by="x", at=time.time()
-            )
-            fresh, joined = store.add(ask("b3" if state == "withdrawn" else "b4", key="old"), WEEK)
-            assert not joined
-        assert [found.id for found in store.pending()] == ["b4"]
-    finally:
-        store.close()
+def test_keys_join_collect_conflict_and_release(make_store: Callable[[], Store]) -> None:
+    store = make_store()
+    first, joined = store.add(ask("a1", key="deploy", deadline=100.0), WEEK)
+    assert (first.id, joined) == ("a1", False)
+    again, joined = store.add(ask("a2", key="deploy", deadline=200.0), WEEK)
+    assert (again.id, joined, again.deadline) == ("a1", True, 200.0)  # the later deadline
+    again, _ = store.add(ask("a3", key="deploy", deadline=None), WEEK)
+    assert again.deadline is None  # no deadline is the latest of all
+    other = [{"id": "pkg", "question": "Something else?"}]
+    with pytest.raises(KeyConflict, match="key 'deploy' already names ask a1"):
+        store.add(ask("a4", key="deploy", questions=other), WEEK)
+    assert store.settle("a1", "answered", answer={"answers": []}, by="me", at=time.time())
+    collected, joined = store.add(ask("a5", key="deploy"), WEEK)
+    assert (collected.id, collected.state, joined) == ("a1", "answered", True)
+    assert collected.answer == {"answers": []}
+    assert collected.settled_by == "me"
+    # Past the retention, the key asks again.
+    store.add(ask("b1", key="old"), WEEK)
+    assert store.settle("b1", "declined", by="me", at=time.time() - 2 * WEEK)
+    fresh, joined = store.add(ask("b2", key="old"), WEEK)
+    assert (fresh.id, joined) == ("b2", False)
+    # Withdrawn or expired asks release their key at once.
+    for state in ("withdrawn", "expired"):
+        assert store.settle("b2" if state == "withdrawn" else "b3", state, by="x", at=time.time())
+        fresh, joined = store.add(ask("b3" if state == "withdrawn" else "b4", key="old"), WEEK)
+        assert not joined
+    assert [found.id for found in store.pending()] == ["b4"]
 
 
-def test_the_first_settlement_wins_across_connections(tmp_path: Path) -> None:
-    one = SqliteStore(tmp_path / "inbox.sqlite3")
-    two = SqliteStore(tmp_path / "inbox.sqlite3")
-    try:
-        one.add(ask("a1"), WEEK)
-        assert one.settle("a1", "answered", answer={"answers": []}, by="one", at=1.0)
-        assert not two.settle("a1", "cancelled", by="two", at=2.0)
-        settled = two.get("a1")
-        assert settled is not None
-        assert (settled.state, settled.settled_by, settled.settled) == ("answered", "one", 1.0)
-    finally:
-        one.close()
-        two.close()
+def test_the_first_settlement_wins_across_connections(make_store: Callable[[], Store]) -> None:
+    one, two = make_store(), make_store()
+    one.add(ask("a1"), WEEK)
+    assert one.settle("a1", "answered", answer={"answers": []}, by="one", at=1.0)
+    assert not two.settle("a1", "cancelled", by="two", at=2.0)
+    settled = two.get("a1")
+    assert settled is not None
+    assert (settled.state, settled.settled_by, settled.settled) == ("answered", "one", 1.0)
 
 
-def test_purge_forgets_only_settled_asks_older_than_retention(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "inbox.sqlite3")
-    try:
-        store.add(ask("old"), WEEK)
-        store.add(ask("new"), WEEK)
-        store.add(ask("open"), WEEK)
-        store.settle("old", "answered", answer={"answers": []}, by="me", at=10.0)
-        store.settle("new", "answered", answer={"answers": []}, by="me", at=30.0)
-        assert store.purge(20.0) == 1
-        assert store.get("old") is None
-        assert store.get("new") is not None
-        assert store.get("open") is not None
-    finally:
-        store.close()
+def test_purge_forgets_only_settled_asks_older_than_retention(
+    make_store: Callable[[], Store],
+) -> None:
+    store = make_store()
+    store.add(ask("old"), WEEK)
+    store.add(ask("new"), WEEK)
+    store.add(ask("open"), WEEK)
+    store.settle("old", "answered", answer={"answers": []}, by="me", at=10.0)
+    store.settle("new", "answered", answer={"answers": []}, by="me", at=30.0)
+    assert store.purge(20.0) == 1
+    assert store.get("old") is None
+    assert store.get("new") is not None
+    assert store.get("open") is not None
 
 
 WRITER = textwrap.dedent(
@@ -372,24 +376,23 @@ def test_acknowledged_writes_survive_sigkill_with_several_writers(tmp_path: Path
         store.close()
 
 
-def test_add_many_is_one_transaction_with_a_result_per_ask(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "inbox.sqlite3")
-    try:
-        other = [{"id": "x", "question": "Something else?"}]
-        results = store.add_many(
-            [
-                ask("a1", key="k"),
-                ask("a2", key="k", questions=other),
-                ask("a3", key="k"),
-                ask("a4"),
-            ],
-            WEEK,
-        )
-        assert results[0] == (ask("a1", key="k", created=results[0][0].created), False)  # type: ignore[index]
-        assert isinstance(results[1], KeyConflict)
-        assert results[2][0].id == "a1"  # type: ignore[index]
-        assert results[2][1] is True  # type: ignore[index]
-        assert results[3][0].id == "a4"  # type: ignore[index]
-        assert [found.id for found in store.pending()] == ["a1", "a4"]
-    finally:
-        store.close()
+def test_add_many_is_one_transaction_with_a_result_per_ask(
+    make_store: Callable[[], Store],
+) -> None:
+    store = make_store()
+    other = [{"id": "x", "question": "Something else?"}]
+    results = store.add_many(
+        [
+            ask("a1", key="k"),
+            ask("a2", key="k", questions=other),
+            ask("a3", key="k"),
+            ask("a4"),
+        ],
+        WEEK,
+    )
+    assert results[0] == (ask("a1", key="k", created=results[0][0].created), False)  # type: ignore[index]
+    assert isinstance(results[1], KeyConflict)
+    assert results[2][0].id == "a1"  # type: ignore[index]
+    assert results[2][1] is True  # type: ignore[index]
+    assert results[3][0].id == "a4"  # type: ignore[index]
+    assert [found.id for found in store.pending()] == ["a1", "a4"]

@@ -207,9 +207,9 @@ class InboxProvider:
         *,
         retry: bool = True,
     ) -> dict[str, Any]:
-        """One API call; while the server cannot be reached (restarting), try again with
-        the address read afresh. The caller's signal ends the attempts (the manager
-        cancels this task)."""
+        """One API call; while the server cannot be reached (restarting), or cannot reach
+        its store (503), try again with the address read afresh. The caller's signal ends
+        the attempts (the manager cancels this task)."""
         import aiohttp
 
         attempt = 0
@@ -227,6 +227,10 @@ class InboxProvider:
             except (aiohttp.ClientError, InboxUnreachable, asyncio.TimeoutError):
                 if not retry:
                     raise
+                await asyncio.sleep(_RETRY_DELAYS[min(attempt, len(_RETRY_DELAYS) - 1)])
+                attempt += 1
+                continue
+            if status == 503 and retry:  # the inbox's database is away for a moment
                 await asyncio.sleep(_RETRY_DELAYS[min(attempt, len(_RETRY_DELAYS) - 1)])
                 attempt += 1
                 continue

@@ -13,6 +13,12 @@ in a header.
 The store is the truth: a state change is committed before it is acknowledged. In memory
 the server keeps, per pending ask, what the store need not: the requests waiting on it,
 its expiry timer, and the timer withdrawing an unkeyed ask whose agent went away.
+
+Several servers may share one store (PostgreSQL): each hears of the others' changes
+through :meth:`InboxServer.store_changed`, the one place where a change seen in the store
+reaches this server's waiters and lists. Every server arms the expiry of every pending ask
+(the first to settle it wins); only a server the ask's agent talks to withdraws an unkeyed
+ask whose agent went away.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ import json
 import secrets
 import ssl
 import time
-from collections.abc import Collection, Coroutine
+from collections.abc import Awaitable, Callable, Collection, Coroutine
 from importlib.resources import files
 from typing import Any, Final, TypeVar
 
@@ -56,7 +62,7 @@ from user_interaction.extensions import Decision
 
 from ._address import TOKEN_HEADER
 from ._notify import Notifications, Notifier
-from ._store import KeyConflict, State, Store, StoredAsk
+from ._store import KeyConflict, State, Store, StoredAsk, StoreUnavailable
 
 __all__ = [
     "ABANDONED_AFTER",
@@ -75,9 +81,12 @@ DEFAULT_RETAIN: Final = 7 * 24 * 3600.0
 #: The longest a wait request is held (``?wait=``), in seconds.
 MAX_WAIT: Final = 60.0
 _PURGE_EVERY: Final = 3600.0
+#: Seconds before a timer's change is tried again when the store was unreachable.
+_RETRY_AFTER: Final = 1.0
 #: 9999-12-31 in Unix time: a deadline past it (``timeout=1e300``) is none.
 _LAST_DATE: Final = 253402300799.0
 T = TypeVar("T")
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 #: The longest decision name the API takes (it travels in the URL's query).
 _MAX_NAME: Final = 1000
 #: The page's session cookie, and how long a browser keeps it (30 days).
@@ -233,6 +242,8 @@ class InboxServer:
         self._list_event = asyncio.Event()
         self._public_url = public_url
         self._notifications = None if notifier is None else Notifications(notifier, store)
+        self._synced = asyncio.Event()
+        self._watch: asyncio.Task[None] | None = None
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -248,7 +259,8 @@ class InboxServer:
                     origin_required=False,
                     session=self._has_session,
                     refusal=_HOW_TO_GET_IN,
-                )
+                ),
+                _unavailable,
             ],
         )
         # The page itself needs no credential (it holds no model text): a link without
@@ -275,11 +287,20 @@ class InboxServer:
         return app
 
     async def start(self, host: str, port: int, ssl_context: ssl.SSLContext | None = None) -> None:
-        """Load the pending asks (arming their timers: the agents of unkeyed ones have
-        :data:`ABANDONED_AFTER` seconds to come back), then listen on ``host:port``."""
+        """Load the pending asks and follow the store's changes (arming the asks' timers:
+        with a store of its own, the agents of unkeyed asks have :data:`ABANDONED_AFTER`
+        seconds to come back), then listen on ``host:port``."""
         await asyncio.to_thread(self.store.purge, time.time() - self.retain)
-        for ask in await asyncio.to_thread(self.store.pending):
-            self._track(ask)
+        self._watch = asyncio.ensure_future(self.store.watch(self.store_changed))
+        synced = asyncio.ensure_future(self._synced.wait())
+        await asyncio.wait([self._watch, synced], return_when=asyncio.FIRST_COMPLETED)
+        synced.cancel()
+        if self._watch.done():
+            self._watch.result()  # a store that failed at once says why
+        if not self.store.shared:
+            for live in self._live.values():
+                if live.ask.key is None:
+                    self._abandon_later(live)
         # Read before listening: an ask posted from now on is sent by its own post.
         unnotified: list[StoredAsk] = []
         if self._notifications is not None:
@@ -307,6 +328,10 @@ class InboxServer:
         """Stop listening; pending asks stay pending in the store."""
         if self._purge is not None:
             self._purge.cancel()
+        if self._watch is not None:
+            self._watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watch
         for live in self._live.values():
             live.stop_timers()
             if not live.done.done():
@@ -360,12 +385,40 @@ class InboxServer:
         for stream in self._streams:
             stream.put_nowait(message)
 
+    async def store_changed(self, ask_id: str | None) -> None:
+        """The store saw ask ``ask_id`` change (any server's doing, this one's included):
+        read it again and bring this server's view up to date, waking its waiters and
+        lists. ``None``: changes may have been missed (the store was just followed, or
+        followed again after an outage); read every pending ask again."""
+        if ask_id is not None:
+            self._refresh(ask_id, await asyncio.to_thread(self.store.get, ask_id))
+            return
+        stored = await asyncio.to_thread(self.store.pending)
+        for ask in stored:
+            self._refresh(ask.id, ask)
+        still = {ask.id for ask in stored}
+        for other in [known for known in self._live if known not in still]:
+            self._refresh(other, await asyncio.to_thread(self.store.get, other))
+        self._synced.set()
+
+    def _refresh(self, ask_id: str, ask: StoredAsk | None) -> None:
+        """Make this server's view of ``ask_id`` what the store holds: ``ask``."""
+        live = self._live.get(ask_id)
+        if ask is not None and ask.state == "pending":
+            if live is None or live.ask != ask:
+                self._track(ask)
+        elif live is not None and ask is not None:
+            self._finish(live, ask)
+        elif live is not None:  # the store forgot it: its waiters find a 404 when they ask
+            live.stop_timers()
+            del self._live[ask_id]
+            self._changed(attrs.evolve(live.ask, state="withdrawn"))
+            live.done.cancel()
+
     def _track(self, ask: StoredAsk) -> _Live:
         live = self._live.get(ask.id)
         if live is None:
             live = self._live[ask.id] = _Live(ask)
-            if ask.key is None:
-                self._abandon_later(live)
         live.ask = ask
         self._arm_expiry(live)
         self._changed(ask)
@@ -396,7 +449,17 @@ class InboxServer:
             "expired": ("The ask's deadline passed in the inbox.", ASK_TIMEOUT),
             "withdrawn": ("The ask was withdrawn from the inbox.", ASK_ABORTED),
         }[state]
-        await self._commit(live, state, None, {"message": message[0], "code": message[1]}, by)
+        try:
+            await self._commit(live, state, None, {"message": message[0], "code": message[1]}, by)
+        except StoreUnavailable:  # reported by the store; try again while the ask is here
+            if self._live.get(live.ask.id) is live:
+                handle = asyncio.get_running_loop().call_later(
+                    _RETRY_AFTER, lambda: self._spawn(self._end(live, state, by))
+                )
+                if state == "expired":
+                    live.expiry = handle
+                else:
+                    live.abandoned = handle
 
     async def _commit(
         self,
@@ -425,7 +488,8 @@ class InboxServer:
         won = await asyncio.to_thread(
             self.store.settle, live.ask.id, state, answer=answer, error=error_data, by=by, at=at
         )
-        if not won:
+        if not won:  # settled first elsewhere: take the store's word for what it is now
+            self._refresh(live.ask.id, await asyncio.to_thread(self.store.get, live.ask.id))
             return None
         settled = attrs.evolve(
             live.ask, state=state, answer=answer, error=error_data, settled_by=by, settled=at
@@ -449,6 +513,9 @@ class InboxServer:
         ask = await asyncio.to_thread(self.store.get, ask_id)
         if ask is None:
             raise Refused(404, f"No ask {ask_id!r} in this inbox.")
+        if ask.state == "pending":  # another server's, not heard of yet: follow it now
+            live = self._live.get(ask_id) or self._track(ask)
+            return live, live.ask
         return None, ask
 
     async def _add_queued(self) -> None:
@@ -590,6 +657,8 @@ class InboxServer:
         if ask.state == "pending":
             live = self._track(ask)
             live.waiters.setdefault(waiter, _Waiter()).seen = time.monotonic()
+            if ask.key is None and live.abandoned is None and not live.holding():
+                self._abandon_later(live)  # its agent has this long to start waiting
             if not joined and self._notifications is not None:
                 self._notifications.new(ask)  # a task: the agent never waits for it
         return ask
@@ -804,3 +873,17 @@ def _already(ask: StoredAsk, request: web.Request) -> web.Response:
     if ask.settled_by:
         message += f" by {ask.settled_by}"
     return error(409, message, request, extra=status_of(ask))
+
+
+@web.middleware
+async def _unavailable(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """503 while the store is unreachable (the store reports the outage once; agents
+    try again)."""
+    try:
+        return await handler(request)
+    except StoreUnavailable:
+        return web.json_response(
+            {"error": "The inbox's store is unreachable; try again.", "code": "UNAVAILABLE"},
+            status=503,
+            headers={"Retry-After": "1"},
+        )

@@ -4,7 +4,8 @@ implements the same interface.
 
 Every method commits before it returns, so a state change the server acknowledged
 survives a SIGKILL of the server right after. The methods block: the server calls them on
-worker threads (``asyncio.to_thread``).
+worker threads (``asyncio.to_thread``); only :meth:`Store.watch`, which follows the changes
+other servers make to a shared store, is a coroutine.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sqlite3
 import threading
 import time
 import urllib.parse
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final, Literal, Protocol
@@ -33,9 +34,11 @@ __all__ = [
     "State",
     "Store",
     "StoreError",
+    "StoreUnavailable",
     "StoredAsk",
     "default_store_url",
     "open_store",
+    "shown_url",
 ]
 
 State = Literal["pending", "answered", "cancelled", "declined", "expired", "withdrawn"]
@@ -55,6 +58,11 @@ _HOLDS_KEY: Final = ("pending", "answered", "cancelled", "declined")
 
 class StoreError(Exception):
     """The store cannot be opened or used (a bad URL, a newer schema, an unreadable file)."""
+
+
+class StoreUnavailable(StoreError):
+    """The store cannot be reached now (its database is restarting, or the network is
+    down); the server answers 503 and agents try again."""
 
 
 class KeyConflict(Exception):
@@ -82,6 +90,11 @@ class StoredAsk:
 
 class Store(Protocol):
     """What the inbox server needs of a store."""
+
+    @property
+    def shared(self) -> bool:
+        """Whether several servers may use this store at once (each then hears of the
+        others' changes through :meth:`watch`)."""
 
     def add(self, ask: StoredAsk, retain: float) -> tuple[StoredAsk, bool]:
         """Store a new pending ask, or, when its key holds an ask (pending, or settled by
@@ -139,6 +152,12 @@ class Store(Protocol):
     def decisions(self) -> list[Decision]:
         """Every remembered decision, by name."""
 
+    async def watch(self, changed: Callable[[str | None], Awaitable[None]]) -> None:
+        """Report changes: await ``changed(None)`` once the store is followed (and again
+        whenever changes may have been missed: read every pending ask again), then
+        ``changed(ask_id)`` for each change to an ask made by any server, until cancelled.
+        A store that no other server writes reports ``changed(None)`` once and returns."""
+
     def close(self) -> None:
         """Release the store."""
 
@@ -185,6 +204,15 @@ _COLUMNS: Final = (
 )
 
 
+def shown_url(url: str) -> str:
+    """``url`` as messages and logs show it: without its password."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.password is None:
+        return url
+    where = parts.netloc.rpartition("@")[2]
+    return urllib.parse.urlunsplit(parts._replace(netloc=f"{parts.username or ''}@{where}"))
+
+
 def default_store_url() -> str:
     """``sqlite:///`` and the state directory's ``inbox.sqlite3``."""
     return f"sqlite://{(state_dir() / 'inbox.sqlite3').absolute()}"
@@ -192,7 +220,9 @@ def default_store_url() -> str:
 
 def open_store(url: str | None = None) -> Store:
     """The store ``url`` names (default: :func:`default_store_url`). ``sqlite:///PATH``
-    is an SQLite file at ``PATH`` (``sqlite:////abs`` and ``sqlite:///abs`` alike)."""
+    is an SQLite file at ``PATH`` (``sqlite:////abs`` and ``sqlite:///abs`` alike);
+    ``postgresql://…`` (or ``postgres://…``, a libpq URL) a PostgreSQL database that
+    several servers may share (the ``postgres`` extra: psycopg 3)."""
     url = url or default_store_url()
     scheme, sep, rest = url.partition("://")
     if not sep:
@@ -207,8 +237,15 @@ def open_store(url: str | None = None) -> Store:
             raise StoreError(f"{url!r}: the only option is synchronous=FULL (default) or NORMAL")
         return SqliteStore(Path(rest), synchronous="FULL" if synchronous == "FULL" else "NORMAL")
     if scheme in ("postgres", "postgresql"):
-        raise StoreError("postgresql:// stores are not supported by this version; use sqlite:///")
-    raise StoreError(f"{url!r}: unknown store scheme {scheme!r} (expected sqlite)")
+        try:
+            from ._postgres import PostgresStore
+        except ImportError as exc:
+            raise StoreError(
+                f"{scheme}:// stores need psycopg 3 and its pool ({exc}): "
+                "pip install 'user-interaction-inbox[postgres]'"
+            ) from exc
+        return PostgresStore(url)
+    raise StoreError(f"{url!r}: unknown store scheme {scheme!r} (expected sqlite or postgresql)")
 
 
 class SqliteStore:
@@ -217,6 +254,9 @@ class SqliteStore:
     ``BEGIN IMMEDIATE … COMMIT`` (writers from several processes wait on the busy timeout
     instead of failing), and the file is created private to the user (0600, in a 0700
     directory when this creates it)."""
+
+    #: One server per file: nothing else to hear of.
+    shared: Final = False
 
     def __init__(self, path: Path, *, synchronous: Literal["FULL", "NORMAL"] = "FULL") -> None:
         self.path = path
@@ -373,6 +413,9 @@ class SqliteStore:
                 "SELECT name, allowed, decided FROM decisions ORDER BY name"
             ).fetchall()
         return [Decision(name, bool(allowed), decided) for name, allowed, decided in rows]
+
+    async def watch(self, changed: Callable[[str | None], Awaitable[None]]) -> None:
+        await changed(None)
 
     def close(self) -> None:
         with self._lock:
