@@ -5,7 +5,8 @@ PostgreSQL cluster (``fsync`` on, as a real one; the server binaries from
 ``/usr/lib/postgresql/<major>/bin``), two ``inbox serve`` processes on one database, and
 measures through the public surface, against baselines measured in the same run:
 
-1. answer given through server B -> the agent process waiting on server A has it, against
+1. answer given through server B -> the agent process waiting on server A has it (and, for
+   reading it, through A itself), against
    a bare aiohttp long-poll round trip on loopback (round-robin); target <= 3x;
 2. 1 000 pending asks from 100 agent processes, half asking through each server (10 asks
    each, each waited on in a held request): memory per pending ask of each server (each
@@ -66,14 +67,34 @@ def settle(api: Http, ask_id: str) -> None:
 # -- 1: answer through B -> agent waiting on A ---------------------------------------------
 
 
-def across_servers(root: Path, url: str, rounds: int) -> tuple[list[float], list[float]]:
+def commit_floor(url: str, rounds: int) -> list[float]:
+    """One PostgreSQL commit of one row here (``fsync`` on): the floor of every change
+    the inbox acknowledges."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute("CREATE TABLE floor (x integer)")
+        times = []
+        for number in range(rounds * 4):
+            start = time.perf_counter()
+            connection.execute("INSERT INTO floor VALUES (%s)", (number,))
+            times.append(time.perf_counter() - start)
+    return times
+
+
+def across_servers(
+    root: Path, url: str, rounds: int
+) -> tuple[list[float], list[float], list[float]]:
+    """Answer through B -> agent on A; the same through A itself; a bare long-poll:
+    round-robin, one of each per round."""
     import subprocess
 
     first, second = state_dirs(root, "a1", "b1")
     crossed: list[float] = []
+    same: list[float] = []
     bare_times: list[float] = []
     with inbox(first, url) as (_, api_a), inbox(second, url) as (_, api_b):
-        asker = agent(first, rounds)
+        asker = agent(first, rounds * 2)
         bare_server = subprocess.Popen(
             [sys.executable, "-c", BARE_SERVER], stdout=subprocess.PIPE, text=True
         )
@@ -95,6 +116,12 @@ def across_servers(root: Path, url: str, rounds: int) -> tuple[list[float], list
                 settle(api_b, asks[0]["id"])
                 crossed.append(float(asker.stdout.readline()) - start)
 
+                asks = until(lambda: api_a.call("GET", "/api/asks")["asks"])
+                until(lambda: api_a.call("GET", "/api/inbox")["waiting"])
+                start = time.monotonic()
+                settle(api_a, asks[0]["id"])
+                same.append(float(asker.stdout.readline()) - start)
+
                 until(lambda: bare.call("GET", "/count")["waiting"])
                 start = time.monotonic()
                 bare.call("POST", "/fire", {})
@@ -103,7 +130,7 @@ def across_servers(root: Path, url: str, rounds: int) -> tuple[list[float], list
             for process in (asker, client, bare_server):
                 process.kill()
                 process.communicate()
-    return crossed, bare_times
+    return crossed, same, bare_times
 
 
 # -- 2: 1 000 pending asks over two servers -------------------------------------------------
@@ -204,10 +231,15 @@ def main() -> int:
             root = Path(scratch)
             root.chmod(0o700)
 
+            floor = commit_floor(cluster.create_database("floor"), rounds)
+            print(f"0. one PostgreSQL commit here (fsync on): {spread(floor)}")
+            rows.append(("PostgreSQL commit (fsync on), info", spread(floor), "", ""))
+
             print("1. answer through server B -> agent waiting on server A has it")
-            crossed, bare = across_servers(root, cluster.create_database("s1"), rounds)
+            crossed, same, bare = across_servers(root, cluster.create_database("s1"), rounds)
             ratio = median(crossed) / median(bare)
             print(f"   B -> A           {spread(crossed)}")
+            print(f"   A -> A           {spread(same)}")
             print(f"   bare long-poll   {spread(bare)}")
             print(f"   ratio            {ratio:.2f}x (target <= 3x)")
             rows.append(
@@ -216,6 +248,14 @@ def main() -> int:
                     f"{median(crossed) * 1e3:.2f} ms",
                     f"{median(bare) * 1e3:.2f} ms (bare long-poll)",
                     f"{ratio:.2f}x (<= 3x)",
+                )
+            )
+            rows.append(
+                (
+                    "answer through A -> agent on A (same server), info",
+                    f"{median(same) * 1e3:.2f} ms",
+                    f"{median(bare) * 1e3:.2f} ms (bare long-poll)",
+                    f"{median(same) / median(bare):.2f}x",
                 )
             )
 

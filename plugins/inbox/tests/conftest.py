@@ -15,12 +15,11 @@ import pytest
 if importlib.util.find_spec("user_interaction_inbox") is not None:
     from inbox_support import Inbox
     from page_support import launch
+    from postgres_support import Cluster, why_no_postgres
+    from user_interaction_inbox._store import SqliteStore, Store
 
     if TYPE_CHECKING:
         from playwright.sync_api import Browser
-
-    from postgres_support import Cluster, why_no_postgres
-    from user_interaction_inbox._store import SqliteStore, Store
 
     def postgres_cluster_here() -> Cluster:
         """A throwaway cluster; the test is skipped (failed under CI) when none can run."""

@@ -23,6 +23,7 @@ from user_interaction_inbox._postgres import (  # noqa: E402
     SCHEMA_VERSION,
     PostgresStore,
 )
+from user_interaction_inbox._store import SCHEMA_VERSION as SQLITE_SCHEMA  # noqa: E402
 from user_interaction_inbox._store import StoredAsk, StoreError, open_store  # noqa: E402
 
 WEEK = 7 * 24 * 3600.0
@@ -62,7 +63,7 @@ def test_the_schema_is_created_versioned_and_refused_when_newer(postgres_url: st
     store = open_store(postgres_url)
     assert isinstance(store, PostgresStore)
     store.close()
-    assert version(postgres_url) == SCHEMA_VERSION == 3
+    assert version(postgres_url) == SCHEMA_VERSION == SQLITE_SCHEMA == 3  # one version
     with psycopg.connect(postgres_url) as connection:
         connection.execute("UPDATE schema_version SET version = %s", (SCHEMA_VERSION + 1,))
     with pytest.raises(StoreError, match=rf"schema version {SCHEMA_VERSION + 1}, newer"):
@@ -254,3 +255,47 @@ def test_a_server_killed_mid_ask_loses_nothing(
         restarted.wait_for_pending(0)
     finally:
         restarted.stop()
+
+
+def test_a_page_on_one_server_follows_the_asks_of_another(servers: tuple[Inbox, Inbox]) -> None:
+    """The page's event stream on B hears an ask posted through A arrive and leave."""
+    import http.client
+    import urllib.parse
+
+    first, second = servers
+    address = second.address
+    where = urllib.parse.urlsplit(address.base)
+    connection = http.client.HTTPConnection(where.hostname or "", where.port, timeout=60)
+    try:
+        connection.request("GET", "/api/events", headers={"X-UI-Token": address.token})
+        response = connection.getresponse()
+        assert response.status == 200
+        seen = b""
+
+        def until_event(text: bytes) -> None:
+            nonlocal seen
+            while text not in seen:
+                chunk = response.read1(1 << 16)
+                assert chunk, seen
+                seen += chunk
+
+        until_event(b"event: snapshot")
+        posted = first.call("POST", "/api/asks", {"request": REQUEST, "agent": "elsewhere"})
+        ask_id = posted.body["id"]
+        until_event(f'"askId":"{ask_id}"'.encode())
+        assert b"event: ask" in seen
+        settled = first.call(
+            "POST", f"/api/asks/{ask_id}/settle", {"action": "answer", "answer": NPM, "by": "x"}
+        )
+        assert settled.status == 200, settled
+        until_event(b"event: settled")
+    finally:
+        connection.close()
+
+
+def test_the_password_stays_out_of_the_servers_messages(state: Path, postgres_url: str) -> None:
+    with_password = postgres_url.replace("postgres@", "postgres:s3cret-pw@")
+    server = Inbox(state, "--store", with_password)  # trust authentication ignores it
+    log = server.stop()
+    assert "store postgresql://postgres@127.0.0.1:" in server.first_line
+    assert "s3cret-pw" not in log

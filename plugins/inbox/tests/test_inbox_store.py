@@ -100,9 +100,11 @@ def test_urls_are_checked(tmp_path: Path) -> None:
     store = open_store(f"sqlite://{tmp_path}/sub/asks.db?synchronous=normal")
     store.add(ask("a1"), WEEK)
     store.close()
-    assert [found.id for found in open_store(f"sqlite://{tmp_path}/sub/asks.db").pending()] == [
-        "a1"
-    ]
+    store = open_store(f"sqlite://{tmp_path}/sub/asks.db")
+    try:
+        assert [found.id for found in store.pending()] == ["a1"]
+    finally:
+        store.close()
     assert (tmp_path / "sub" / "asks.db").exists()
 
 
@@ -196,27 +198,33 @@ def test_a_file_of_the_second_schema_gains_notified_at_its_pending_asks_unsent(
     db.close()
 
 
-def test_unnotified_lists_pending_asks_until_marked_across_connections(tmp_path: Path) -> None:
-    path = tmp_path / "inbox.sqlite3"
-    first, second = SqliteStore(path), SqliteStore(path)
-    try:
-        first.add(ask("a1", created=1.0), WEEK)
-        first.add(ask("a2", created=2.0, key="k"), WEEK)
-        assert [found.id for found in second.unnotified()] == ["a1", "a2"]
-        second.mark_notified("a2", 5.0)
-        second.mark_notified("a2", 6.0)  # the first mark stays
-        assert [found.id for found in first.unnotified()] == ["a1"]
-        first.settle("a1", "cancelled", by="ann", at=7.0)
-        assert first.unnotified() == []  # settled: nobody needs telling any more
-        joined, was_joined = first.add(ask("a3", key="k"), WEEK)
-        assert (joined.id, was_joined) == ("a2", True)
-        assert first.unnotified() == []  # a join is not a new ask
-    finally:
-        first.close()
-        second.close()
-    with closing(sqlite3.connect(path)) as db, db:
-        assert db.execute("SELECT notified_at FROM asks WHERE id = 'a2'").fetchall() == [(5.0,)]
-    db.close()
+def test_unnotified_lists_pending_asks_until_marked_across_connections(
+    make_store: Callable[[], Store],
+) -> None:
+    first, second = make_store(), make_store()
+    first.add(ask("a1", created=1.0), WEEK)
+    first.add(ask("a2", created=2.0, key="k"), WEEK)
+    assert [found.id for found in second.unnotified()] == ["a1", "a2"]
+    second.mark_notified("a2", 5.0)
+    second.mark_notified("a2", 6.0)  # the first mark stays
+    assert [found.id for found in first.unnotified()] == ["a1"]
+    first.settle("a1", "cancelled", by="ann", at=7.0)
+    assert first.unnotified() == []  # settled: nobody needs telling any more
+    joined, was_joined = first.add(ask("a3", key="k"), WEEK)
+    assert (joined.id, was_joined) == ("a2", True)
+    assert first.unnotified() == []  # a join is not a new ask
+    if isinstance(first, SqliteStore):
+        with closing(sqlite3.connect(first.path)) as db, db:
+            rows = db.execute("SELECT notified_at FROM asks WHERE id = 'a2'").fetchall()
+        db.close()
+    else:
+        import psycopg
+        from user_interaction_inbox._postgres import PostgresStore
+
+        assert isinstance(first, PostgresStore)
+        with psycopg.connect(first.url) as connection:
+            rows = connection.execute("SELECT notified_at FROM asks WHERE id = 'a2'").fetchall()
+    assert rows == [(5.0,)]
 
 
 def test_postgres_needs_its_extra(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -157,7 +157,9 @@ class PostgresStore:
         _quiet_pool_log()
         self._pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
             url,
-            kwargs=dict(_CONNECTION_KWARGS),
+            # autocommit: one statement is one transaction (no BEGIN, no COMMIT to wait
+            # for); several statements that belong together take a transaction block.
+            kwargs={**_CONNECTION_KWARGS, "autocommit": True},
             min_size=1,
             max_size=8,
             timeout=_CONNECTION_WAIT,
@@ -178,10 +180,16 @@ class PostgresStore:
 
     @contextmanager
     def _transaction(self) -> Iterator[psycopg.Connection[Any]]:
-        """A pooled connection in a transaction, committed when the block ends; a lost
-        database raises :class:`StoreUnavailable` (and is reported once)."""
+        """A pooled connection in a transaction, committed when the block ends."""
+        with self._connection() as connection, connection.transaction():
+            yield connection
+
+    @contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection[Any]]:
+        """A pooled connection for one statement (its own transaction); a lost database
+        raises :class:`StoreUnavailable` (and is reported once)."""
         try:
-            with self._pool.connection() as connection, connection.transaction():
+            with self._pool.connection() as connection:
                 yield connection
         except (psycopg.OperationalError, PoolTimeout) as exc:
             self._outage.lost(exc)
@@ -226,12 +234,12 @@ class PostgresStore:
             return [_add(db, ask, retain) for ask in asks]
 
     def get(self, ask_id: str) -> StoredAsk | None:
-        with self._transaction() as db:
+        with self._connection() as db:
             row = db.execute(f"SELECT {_COLUMNS} FROM asks WHERE id = %s", (ask_id,)).fetchone()
         return None if row is None else _ask(row)
 
     def pending(self) -> list[StoredAsk]:
-        with self._transaction() as db:
+        with self._connection() as db:
             rows = db.execute(
                 f"SELECT {_COLUMNS} FROM asks WHERE state = 'pending' ORDER BY created, id"
             ).fetchall()
@@ -247,10 +255,13 @@ class PostgresStore:
         by: str,
         at: float,
     ) -> bool:
-        with self._transaction() as db:
+        with self._connection() as db:
+            # One statement: the change and its announcement commit together, and only
+            # the first to settle changes a row (the others change nothing, announce nothing).
             cursor = db.execute(
-                "UPDATE asks SET state = %s, answer = %s, error = %s, settled_by = %s, "
-                "settled = %s WHERE id = %s AND state = 'pending'",
+                "WITH won AS (UPDATE asks SET state = %s, answer = %s, error = %s, "
+                "settled_by = %s, settled = %s WHERE id = %s AND state = 'pending' "
+                "RETURNING id) SELECT pg_notify(%s, id) FROM won",
                 (
                     state,
                     None if answer is None else Jsonb(answer),
@@ -258,15 +269,13 @@ class PostgresStore:
                     by,
                     at,
                     ask_id,
+                    CHANNEL,
                 ),
             )
-            won = cursor.rowcount == 1  # the first to settle wins; the others change nothing
-            if won:
-                _announce(db, ask_id)
-            return won
+            return cursor.rowcount == 1
 
     def purge(self, before: float) -> int:
-        with self._transaction() as db:
+        with self._connection() as db:
             cursor = db.execute(
                 "DELETE FROM asks WHERE state != 'pending' AND settled < %s", (before,)
             )
@@ -274,7 +283,7 @@ class PostgresStore:
 
     def unnotified(self) -> list[StoredAsk]:
         """Every pending ask whose notification was never marked sent, oldest first."""
-        with self._transaction() as db:
+        with self._connection() as db:
             rows = db.execute(
                 f"SELECT {_COLUMNS} FROM asks WHERE state = 'pending' AND notified_at IS NULL "
                 "ORDER BY created, id"
@@ -283,13 +292,16 @@ class PostgresStore:
 
     def mark_notified(self, ask_id: str, at: float) -> None:
         """Remember that the notification of ``ask_id`` was sent ``at``."""
-        with self._transaction() as db:
-            db.execute("UPDATE asks SET notified_at = %s WHERE id = %s", (at, ask_id))
+        with self._connection() as db:
+            db.execute(
+                "UPDATE asks SET notified_at = %s WHERE id = %s AND notified_at IS NULL",
+                (at, ask_id),
+            )
 
     # -- remembered approvals ------------------------------------------------------------
 
     def decision(self, name: str) -> Decision | None:
-        with self._transaction() as db:
+        with self._connection() as db:
             row = db.execute(
                 "SELECT name, allowed, decided FROM decisions WHERE name = %s", (name,)
             ).fetchone()
@@ -297,7 +309,7 @@ class PostgresStore:
 
     def decide(self, name: str, allowed: bool, *, at: float | None = None) -> Decision:
         decision = Decision(name, allowed, time.time() if at is None else at)
-        with self._transaction() as db:
+        with self._connection() as db:
             db.execute(
                 "INSERT INTO decisions (name, allowed, decided) VALUES (%s, %s, %s) "
                 "ON CONFLICT (name) DO UPDATE SET allowed = EXCLUDED.allowed, "
@@ -307,13 +319,13 @@ class PostgresStore:
         return decision
 
     def forget_decisions(self, name: str | None = None) -> int:
-        with self._transaction() as db:
+        with self._connection() as db:
             if name is None:
                 return db.execute("DELETE FROM decisions").rowcount
             return db.execute("DELETE FROM decisions WHERE name = %s", (name,)).rowcount
 
     def decisions(self) -> list[Decision]:
-        with self._transaction() as db:
+        with self._connection() as db:
             rows = db.execute(
                 "SELECT name, allowed, decided FROM decisions ORDER BY name"
             ).fetchall()
@@ -339,7 +351,7 @@ class PostgresStore:
                     await changed(None)
                     async for notice in connection.notifies():
                         await changed(notice.payload)
-            except (psycopg.OperationalError, StoreUnavailable) as exc:
+            except (psycopg.Error, StoreError) as exc:  # any failure: connect again
                 self._outage.lost(exc)
             await asyncio.sleep(_BACKOFF[min(failures, len(_BACKOFF) - 1)])
             failures += 1

@@ -24,7 +24,7 @@ from user_interaction.terminal import visible
 from ._address import address_file, token_file
 from ._notify import NOTIFY_ENV, Notifier, NotifyError, NotifyUnavailable
 from ._server import InboxServer  # aiohttp, imported here: before the loop runs
-from ._store import Store, StoreError, default_store_url, open_store
+from ._store import Store, StoreError, default_store_url, open_store, shown_url
 
 __all__ = ["serve", "write_private"]
 
@@ -218,7 +218,7 @@ async def _serve(
     try:
         write_private(path, json.dumps(record) + "\n")
         _say(
-            f"serving at {server.base}/ (store {args.store or default_store_url()}); "
+            f"serving at {server.base}/ (store {shown_url(args.store or default_store_url())}); "
             "user-interaction inbox open prints the address with its token"
         )
         await stop.wait()

@@ -15,7 +15,7 @@ the server keeps, per pending ask, what the store need not: the requests waiting
 its expiry timer, and the timer withdrawing an unkeyed ask whose agent went away.
 
 Several servers may share one store (PostgreSQL): each hears of the others' changes
-through :meth:`InboxServer.changed`, the one place where a change seen in the store
+through :meth:`InboxServer.store_changed`, the one place where a change seen in the store
 reaches this server's waiters and lists. Every server arms the expiry of every pending ask
 (the first to settle it wins); only a server the ask's agent talks to withdraws an unkeyed
 ask whose agent went away.
@@ -291,7 +291,7 @@ class InboxServer:
         with a store of its own, the agents of unkeyed asks have :data:`ABANDONED_AFTER`
         seconds to come back), then listen on ``host:port``."""
         await asyncio.to_thread(self.store.purge, time.time() - self.retain)
-        self._watch = asyncio.ensure_future(self.store.watch(self.changed))
+        self._watch = asyncio.ensure_future(self.store.watch(self.store_changed))
         synced = asyncio.ensure_future(self._synced.wait())
         await asyncio.wait([self._watch, synced], return_when=asyncio.FIRST_COMPLETED)
         synced.cancel()
@@ -385,7 +385,7 @@ class InboxServer:
         for stream in self._streams:
             stream.put_nowait(message)
 
-    async def changed(self, ask_id: str | None) -> None:
+    async def store_changed(self, ask_id: str | None) -> None:
         """The store saw ask ``ask_id`` change (any server's doing, this one's included):
         read it again and bring this server's view up to date, waking its waiters and
         lists. ``None``: changes may have been missed (the store was just followed, or

@@ -38,6 +38,7 @@ __all__ = [
     "StoredAsk",
     "default_store_url",
     "open_store",
+    "shown_url",
 ]
 
 State = Literal["pending", "answered", "cancelled", "declined", "expired", "withdrawn"]
@@ -201,6 +202,15 @@ _BUSY_TIMEOUT_MS: Final = 30_000
 _COLUMNS: Final = (
     "id, request, agent, key, created, deadline, state, answer, error, settled_by, settled"
 )
+
+
+def shown_url(url: str) -> str:
+    """``url`` as messages and logs show it: without its password."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.password is None:
+        return url
+    where = parts.netloc.rpartition("@")[2]
+    return urllib.parse.urlunsplit(parts._replace(netloc=f"{parts.username or ''}@{where}"))
 
 
 def default_store_url() -> str:
