@@ -119,7 +119,8 @@ class Ask:
             signal._expire_by(caller.deadline)
             remove = caller.add_callback(lambda: self.fail(caller.error()))
         try:
-            ok, value = await within(self._admit_and_call(), self._timeout)
+            call = self._admit_and_call()
+            ok, value = await (call if self._timeout is None else within(call, self._timeout))
         except asyncio.TimeoutError:
             assert self._timeout is not None
             error = self._ending or timed_out(self._timeout)  # the first ending wins
