@@ -42,7 +42,6 @@ T = TypeVar("T")
 #: unwind before it is answered anyway (a provider that swallows its cancellation).
 _UNWIND_GRACE: Final = 0.25
 #: Whether a task can start eagerly, running its first step at once (3.12+).
-_EAGER: Final = sys.version_info >= (3, 12)
 
 Outcome = tuple[bool, Any]  # (True, the provider's result) or (False, what it raised)
 
@@ -217,7 +216,7 @@ class Ask:
 
         loop = self._loop
         assert loop is not None
-        if _EAGER:
+        if sys.version_info >= (3, 12):  # an ask that answers at once needs no loop turn
             task = asyncio.Task(_guarded(awaitable), loop=loop, eager_start=True)
             if task.done():
                 self._returned()

@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Chain", "compose"]
 
-_EAGER: Final = sys.version_info >= (3, 12)
 #: How long an ask without a deadline waits for its observers before returning.
 _OBSERVER_WAIT: Final = 1.0
 #: The least an ask waits for its observers (so that one timed out is still recorded).
@@ -241,7 +240,7 @@ class Chain:
         import asyncio
 
         loop = asyncio.get_running_loop()
-        if _EAGER:
+        if sys.version_info >= (3, 12):  # an ask that answers at once needs no loop turn
             task = asyncio.Task(_settled(function, request), loop=loop, eager_start=True)
             if task.done():
                 return task.result()

@@ -53,7 +53,6 @@ ProviderSource = Union[object, str]
 
 #: How often a thread blocked in ask_sync() checks that the manager was not closed.
 _CLOSED_POLL: Final = 0.5
-_EAGER: Final = sys.version_info >= (3, 12)
 
 
 class UserInteraction(_Prompts):
@@ -423,7 +422,7 @@ class UserInteraction(_Prompts):
         context = copy_context()
 
         def start() -> None:
-            if _EAGER:
+            if sys.version_info >= (3, 12):  # an ask that answers at once needs no loop turn
                 tasks.append(context.run(asyncio.Task, run(), loop=loop, eager_start=True))
             else:
                 tasks.append(context.run(loop.create_task, run()))
