@@ -41,7 +41,6 @@ T = TypeVar("T")
 #: How long a caller whose ask ended early waits for the provider's cancelled task to
 #: unwind before it is answered anyway (a provider that swallows its cancellation).
 _UNWIND_GRACE: Final = 0.25
-#: Whether a task can start eagerly, running its first step at once (3.12+).
 
 Outcome = tuple[bool, Any]  # (True, the provider's result) or (False, what it raised)
 
