@@ -5,6 +5,7 @@ needs its timers shortened: an unkeyed ask withdrawn once its agent has been gon
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -136,6 +137,41 @@ def test_disposal_withdraws_an_unkeyed_ask_and_leaves_a_keyed_one(
             wait = 60 if state == "withdrawn" else 2
             after = await call(session, "GET", f"/api/asks/{ask['id']}?wait={wait}")
             assert after["state"] == state
+
+    asyncio.run(scenario())
+
+
+def test_disposal_while_the_post_is_under_way_still_withdraws_the_ask(tmp_path: Path) -> None:
+    """The server stored the ask but its reply has not reached the provider when the
+    caller's signal fires: the provider still learns the id and withdraws the ask (it was
+    left pending, with its agent gone, when the provider knew no id yet)."""
+
+    async def scenario() -> None:
+        async with running(tmp_path / "inbox.sqlite3") as (server, session):
+            stored, release = threading.Event(), threading.Event()
+            add_many = server.store.add_many
+            ids: list[str] = []
+
+            def slow_add_many(*args: Any, **kwargs: Any) -> Any:
+                added = add_many(*args, **kwargs)
+                ids.extend(ask.id for ask, _joined in added)
+                stored.set()
+                release.wait(60)  # the reply waits: the ask is stored, its id not yet told
+                return added
+
+            server.store.add_many = slow_add_many  # type: ignore[method-assign]
+            ui = UserInteraction()
+            ui.register_provider(InboxProvider(url=f"{server.base}/#t0ken", agent="disposed"))
+            asking = asyncio.ensure_future(ui.ask(AskUserQuestionRequest.from_dict(REQUEST)))
+            assert await asyncio.to_thread(stored.wait, 60)
+            await asyncio.to_thread(ui.close)
+            release.set()
+            with pytest.raises(UserInteractionError) as caught:
+                await asking
+            assert caught.value.code == PROVIDER_DISPOSED
+            (ask_id,) = ids
+            after = await call(session, "GET", f"/api/asks/{ask_id}?wait=60")
+            assert after["state"] == "withdrawn"
 
     asyncio.run(scenario())
 

@@ -45,13 +45,14 @@ class _Gone(Exception):
 
 
 class _Progress:
-    """How far one ask got: the caller's name in the server (``waiter``), the ask's id once
-    posted, and whether it was settled (then nothing is withdrawn)."""
+    """How far one ask got: the caller's name in the server (``waiter``), the post under
+    way, the ask's id once posted, and whether it was settled (then nothing is withdrawn)."""
 
-    __slots__ = ("ask_id", "settled", "waiter")
+    __slots__ = ("ask_id", "posting", "settled", "waiter")
 
     def __init__(self, waiter: str) -> None:
         self.waiter = waiter
+        self.posting: asyncio.Task[dict[str, Any]] | None = None
         self.ask_id: str | None = None
         self.settled = False
 
@@ -119,22 +120,20 @@ class InboxProvider:
                 progress.settled = True
                 return _outcome(status)
             finally:
-                if progress.ask_id is not None and not progress.settled:
-                    await self._leave(session, request, progress.ask_id, progress.waiter)
+                if progress.posting is not None and not progress.settled:
+                    await self._leave(session, request, progress)
 
     async def _settled(
         self, session: aiohttp.ClientSession, request: AskUserQuestionRequest, progress: _Progress
     ) -> dict[str, Any]:
         """Post the ask, then wait in held requests until it is settled; its status."""
         waiter = progress.waiter
-        status = await self._post(session, request, waiter)
-        progress.ask_id = status["id"]
+        status = await self._posted(session, request, progress)
         while status["state"] == "pending" or (
             status["state"] == "withdrawn" and request.key is not None
         ):
             if status["state"] == "withdrawn":  # the key was released: ask again
-                status = await self._post(session, request, waiter)
-                progress.ask_id = status["id"]
+                status = await self._posted(session, request, progress)
                 continue
             try:
                 status = await self._call(
@@ -146,16 +145,22 @@ class InboxProvider:
                         f"The inbox lost ask {progress.ask_id} (its store was replaced).",
                         PROVIDER_FAILED,
                     ) from None
-                status = await self._post(session, request, waiter)
-                progress.ask_id = status["id"]
+                status = await self._posted(session, request, progress)
+        return status
+
+    async def _posted(
+        self, session: aiohttp.ClientSession, request: AskUserQuestionRequest, progress: _Progress
+    ) -> dict[str, Any]:
+        """Post the ask as a task of its own: when the caller's signal ends the wait while
+        the post is under way, the server may have stored the ask already, and the
+        withdrawal needs its id (see :meth:`_leave`)."""
+        progress.posting = asyncio.ensure_future(self._post(session, request, progress.waiter))
+        status = await asyncio.shield(progress.posting)
+        progress.ask_id = status["id"]
         return status
 
     async def _leave(
-        self,
-        session: aiohttp.ClientSession,
-        request: AskUserQuestionRequest,
-        ask_id: str,
-        waiter: str,
+        self, session: aiohttp.ClientSession, request: AskUserQuestionRequest, progress: _Progress
     ) -> None:
         """Withdraw the ask (or, for a keyed ask on disposal, only stop waiting on it)."""
         signal = request.signal
@@ -164,16 +169,7 @@ class InboxProvider:
         )
         leave = request.key is not None and not gave_up
         withdrawal = asyncio.ensure_future(
-            asyncio.wait_for(
-                self._call(
-                    session,
-                    "POST",
-                    f"/api/asks/{ask_id}/withdraw",
-                    {"waiter": waiter, "leave": leave},
-                    retry=False,
-                ),
-                _WITHDRAW_TIMEOUT,
-            )
+            asyncio.wait_for(self._withdraw(session, progress, leave), _WITHDRAW_TIMEOUT)
         )
         withdrawal.add_done_callback(_consume)  # best effort: the server's timers remain
         try:
@@ -185,6 +181,20 @@ class InboxProvider:
             raise
         except Exception:
             pass
+
+    async def _withdraw(
+        self, session: aiohttp.ClientSession, progress: _Progress, leave: bool
+    ) -> None:
+        posting = progress.posting
+        assert posting is not None
+        status = await posting  # the id of an ask whose post was still under way
+        await self._call(
+            session,
+            "POST",
+            f"/api/asks/{status['id']}/withdraw",
+            {"waiter": progress.waiter, "leave": leave},
+            retry=False,
+        )
 
     async def _post(
         self, session: aiohttp.ClientSession, request: AskUserQuestionRequest, waiter: str
