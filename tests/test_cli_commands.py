@@ -155,3 +155,28 @@ def test_a_malformed_command_entry_point_breaks_only_itself(tmp_path: Path) -> N
     assert done.returncode == 1
     assert done.stderr.startswith("user-interaction: command 'bad' (not a reference!, from ")
     assert len(done.stderr.splitlines()) == 1
+
+
+def test_the_core_imports_no_plugin() -> None:
+    """Every module of the core, the command line's included, imports no provider or
+    command distribution: plugins come in through their entry points only."""
+    import subprocess
+    import sys
+
+    code = (
+        "import pkgutil, importlib, sys, user_interaction\n"
+        "for info in pkgutil.walk_packages(user_interaction.__path__, 'user_interaction.'):\n"
+        "    if not info.name.endswith(('.pytest_plugin', '.conformance')):\n"
+        "        importlib.import_module(info.name)\n"
+        "from user_interaction.cli import build_parser\n"
+        "build_parser(['--help'])\n"
+        "print(sorted(m for m in sys.modules if m.startswith('user_interaction_')))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.strip() == "[]"
+    for path in sorted((Path(cli.__file__).parent.parent).rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        assert "import user_interaction_" not in text, path
+        assert "from user_interaction_" not in text, path

@@ -40,7 +40,7 @@ from ._errors import (
 from ._hooks import AskSpec, ExtensionSpec, Provider, hookimpl, hookspec
 
 if TYPE_CHECKING:
-    from ._approval import Approval, require_approval
+    from ._approval import Approval
     from ._discovery import ENTRY_POINT_GROUP, PROVIDER_ENV, ProviderInfo, find_provider
     from ._manager import UserInteraction
     from ._model import (
@@ -51,6 +51,7 @@ if TYPE_CHECKING:
         AskUserQuestionRequest,
     )
     from ._registration import Disposer
+    from ._require_approval import require_approval
     from ._state import STATE_DIR_ENV, state_dir
     from ._validation import Problem, check_answer
 
@@ -68,7 +69,7 @@ _LAZY = {
     "AskUserQuestionItem": "_model",
     "AskUserQuestionOption": "_model",
     "AskUserQuestionRequest": "_model",
-    "require_approval": "_approval",
+    "require_approval": "_require_approval",
     "Approval": "_approval",
     "STATE_DIR_ENV": "_state",
     "state_dir": "_state",

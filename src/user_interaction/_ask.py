@@ -119,7 +119,8 @@ class Ask:
             signal._expire_by(caller.deadline)
             remove = caller.add_callback(lambda: self.fail(caller.error()))
         try:
-            ok, value = await within(self._admit_and_call(), self._timeout)
+            call = self._admit_and_call()
+            ok, value = await (call if self._timeout is None else within(call, self._timeout))
         except asyncio.TimeoutError:
             assert self._timeout is not None
             error = self._ending or timed_out(self._timeout)  # the first ending wins
@@ -204,11 +205,13 @@ class Ask:
         task = self._task
         if task is not None and not task.done():
             task.cancel()
-            await asyncio.wait([task], timeout=_UNWIND_GRACE)
+            await asyncio.sleep(0)  # most unwind at once: then no timer is needed
+            if not task.done():
+                await asyncio.wait([task], timeout=_UNWIND_GRACE)
 
     # -- the provider call ---------------------------------------------------------------
 
-    def _start_task(self, awaitable: Any) -> Outcome | None:
+    def _start_task(self, awaitable: Awaitable[object]) -> Outcome | None:
         """Run ``awaitable`` as the provider's task; its outcome if it finished at once."""
         import asyncio
 
@@ -218,26 +221,22 @@ class Ask:
             task = asyncio.Task(_guarded(awaitable), loop=loop, eager_start=True)
             if task.done():
                 self._returned()
-                ok, value = task.result()
-                return ok, value if ok else provider_error(value)
+                return _mapped(task.result())
         else:
             task = loop.create_task(_guarded(awaitable))
         self._task = task
         task.add_done_callback(partial(self._task_done, awaitable))
         return None
 
-    def _task_done(self, awaitable: Any, task: asyncio.Task[Outcome]) -> None:
+    def _task_done(self, awaitable: Awaitable[object], task: asyncio.Task[Outcome]) -> None:
         self._returned()
         if task.cancelled():  # cancelled before it ever ran
             discard_awaitable(awaitable)
             return
-        ok, value = task.result()
-        self._settle((ok, value if ok else provider_error(value)))
+        self._settle(_mapped(task.result()))  # unless the caller stopped waiting
 
     def _start_thread(self, registration: Registration, request: AskUserQuestionRequest) -> None:
         import contextvars
-
-        from ._runtime import WORKERS
 
         loop = self._loop
         assert loop is not None
@@ -261,7 +260,7 @@ class Ask:
 
             return hand_back
 
-        WORKERS.submit(job)
+        registration.workers.submit(job)
 
     def _thread_done(self, outcome: Outcome) -> None:
         ok, value = outcome
@@ -336,9 +335,15 @@ class Ask:
             waiting.set_result(registration)
 
 
-async def _guarded(awaitable: Any) -> Outcome:
-    """Await the provider; whatever it raises becomes an outcome, never escapes a task."""
+async def _guarded(awaitable: Awaitable[object]) -> Outcome:
+    """Await the provider; whatever it raises (``KeyboardInterrupt`` included, which a
+    task would re-raise out of the loop) becomes an outcome, never escapes a task."""
     try:
         return True, await awaitable
     except BaseException as exc:  # mapped by the ask, only if its caller still waits
         return False, exc
+
+
+def _mapped(outcome: Outcome) -> Outcome:
+    ok, value = outcome
+    return outcome if ok else (False, provider_error(value))

@@ -28,10 +28,12 @@ if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
 
 __all__ = [
+    "AUDIT_ENV",
     "DISABLE_AUTOLOAD_ENV",
     "ENTRY_POINT_GROUP",
     "EXTENSIONS_ENV",
     "EXTENSION_GROUP",
+    "PREANSWERED_ENV",
     "PROVIDER_ENV",
     "EntryPointInfo",
     "ExtensionInfo",
@@ -56,6 +58,10 @@ EXTENSION_GROUP: Final = "user_interaction.extensions"
 DISABLE_AUTOLOAD_ENV: Final = "USER_INTERACTION_DISABLE_EXTENSION_AUTOLOAD"
 #: ``name,name``: installed extensions to load even when autoload is disabled.
 EXTENSIONS_ENV: Final = "USER_INTERACTION_EXTENSIONS"
+#: A path: every context gets an ``AuditLog`` appending to it.
+AUDIT_ENV: Final = "USER_INTERACTION_AUDIT"
+#: A path: every context gets a ``PreAnswered`` answering from that answers file.
+PREANSWERED_ENV: Final = "USER_INTERACTION_PREANSWERED"
 
 _Info = TypeVar("_Info")
 

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import os
 from types import ModuleType
-from typing import Callable, Final
+from typing import Callable
 
 import pluggy
 
 from ._discovery import (
+    AUDIT_ENV,
     DISABLE_AUTOLOAD_ENV,
     EXTENSION_GROUP,
     EXTENSIONS_ENV,
+    PREANSWERED_ENV,
     ExtensionInfo,
     installed_extensions,
 )
@@ -38,11 +40,6 @@ __all__ = [
     "load_extensions",
     "register_extension",
 ]
-
-#: A path: every context gets an ``AuditLog`` appending to it.
-AUDIT_ENV: Final = "USER_INTERACTION_AUDIT"
-#: A path: every context gets a ``PreAnswered`` answering from that answers file.
-PREANSWERED_ENV: Final = "USER_INTERACTION_PREANSWERED"
 
 
 class ExtensionManager(pluggy.PluginManager):

@@ -17,7 +17,6 @@ import pluggy
 
 if TYPE_CHECKING:
     from ._errors import UserInteractionError
-    from ._manager import UserInteraction
     from ._model import AskUserQuestionAnswer, AskUserQuestionRequest
 
 __all__ = [
@@ -68,7 +67,7 @@ class ExtensionSpec:
     """The hook specifications an extension implements (any number of extensions)."""
 
     @hookspec
-    def ask_wrapper(self, ui: UserInteraction) -> AskWrapper | None:
+    def ask_wrapper(self, ui: object) -> AskWrapper | None:
         """Return a function that wraps ``next_ask`` (an async ``(request) -> answer``)
         and returns the ask to call instead, or ``None`` to stay out of ``ui``'s asks.
 

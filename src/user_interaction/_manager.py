@@ -38,6 +38,7 @@ from ._registration import (
 )
 from ._reload import reimport_provider
 from ._validation import validate_request
+from ._workers import Workers
 
 if TYPE_CHECKING:
     import asyncio
@@ -66,6 +67,7 @@ class UserInteraction(_Prompts):
         self._active: Registration | None = None
         self._runner: LoopThread | None = None
         self._finalizer: weakref.finalize[Any, Any] | None = None
+        self._workers = Workers()  # the threads its sync providers' calls run on
         # The extensions: their plugin manager (the installed ones loaded on first use),
         # what failed to load, and the chain composed from them (None: the plain path),
         # recomposed before the next ask whenever they change.
@@ -111,7 +113,9 @@ class UserInteraction(_Prompts):
         """
         info = find_provider(name)
         self._refuse_if_active()
-        registration = load_registration(info, options, self._deactivate())
+        registration = load_registration(
+            info, options, disposed=self._deactivate(), workers=self._workers
+        )
         with self._lock:
             active = self._active
             if active is None:
@@ -126,7 +130,7 @@ class UserInteraction(_Prompts):
         """Replace the active provider in one step; pending asks finish on the old one."""
         if isinstance(provider_or_name, str):
             registration = load_registration(
-                find_provider(provider_or_name), None, self._deactivate()
+                find_provider(provider_or_name), disposed=self._deactivate(), workers=self._workers
             )
         else:
             registration = self._new_registration(provider_or_name, None, None)
@@ -264,7 +268,9 @@ class UserInteraction(_Prompts):
         origin: ProviderInfo | None,
         options: Mapping[str, object] | None = None,
     ) -> Registration:
-        return new_registration(provider, name, origin, options, self._deactivate())
+        return new_registration(
+            provider, name, origin, options, disposed=self._deactivate(), workers=self._workers
+        )
 
     def _deactivate(self) -> Callable[[Registration], None]:
         """What a registration's disposer does first: no longer be this context's active

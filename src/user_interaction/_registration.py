@@ -10,15 +10,15 @@ from __future__ import annotations
 from _thread import allocate_lock
 from collections import deque
 from types import ModuleType, TracebackType
-from typing import TYPE_CHECKING, Any, Callable, Final, Mapping, final
+from typing import TYPE_CHECKING, Any, Callable, Final, Mapping, Protocol, final
 
 import pluggy
 
 from ._errors import PROVIDER_DISPOSED, PROVIDER_FAILED, UserInteractionError
 from ._hooks import PROJECT_NAME, AskSpec
+from ._workers import WORKERS, Workers
 
 if TYPE_CHECKING:
-    from ._ask import Ask
     from ._discovery import ProviderInfo
     from ._runtime import LoopThread
 
@@ -136,17 +136,20 @@ def new_registration(
     name: str | None,
     origin: ProviderInfo | None,
     options: Mapping[str, object] | None = None,
+    *,
     disposed: Callable[[Registration], None] | None = None,
+    workers: Workers | None = None,
 ) -> Registration:
     """Register ``provider`` (``TypeError`` if it is none), named ``name`` or after
-    itself; its disposer calls ``disposed(registration)`` first, then disposes it."""
+    itself, its sync calls run by ``workers``; its disposer calls
+    ``disposed(registration)`` first, then disposes it."""
     if name is None:
         name = getattr(provider, "name", None)
         if not isinstance(name, str) or not name:
             name = (
                 provider.__name__ if isinstance(provider, ModuleType) else type(provider).__name__
             )
-    registration = Registration(provider, name, origin, options)
+    registration = Registration(provider, name, origin, options, workers)
 
     def dispose() -> None:
         if disposed is not None:
@@ -160,15 +163,29 @@ def new_registration(
 def load_registration(
     info: ProviderInfo,
     options: Mapping[str, object] | None = None,
+    *,
     disposed: Callable[[Registration], None] | None = None,
+    workers: Workers | None = None,
 ) -> Registration:
     """Build ``info``'s provider with ``options`` and register it; a provider it cannot
     register is ``PROVIDER_LOAD_FAILED``."""
     provider = info.load(**(options or {}))
     try:
-        return new_registration(provider, info.name, info, options, disposed)
+        return new_registration(
+            provider, info.name, info, options, disposed=disposed, workers=workers
+        )
     except TypeError as exc:
         raise info._failed(str(exc), exc) from exc
+
+
+class Ask(Protocol):
+    """What a registration needs of an ask it holds (``_ask.Ask``)."""
+
+    def grant(self, registration: Registration) -> bool:
+        """Give the queued ask its turn; False if it can no longer take it."""
+
+    def fail(self, error: UserInteractionError) -> None:
+        """End the ask with ``error``, from any thread."""
 
 
 #: What :meth:`Registration.admit` did with an ask.
@@ -199,6 +216,7 @@ class Registration:
         "state",
         "successor",
         "waiters",
+        "workers",
     )
 
     def __init__(
@@ -207,6 +225,7 @@ class Registration:
         name: str,
         origin: ProviderInfo | None,
         options: Mapping[str, object] | None = None,
+        workers: Workers | None = None,
     ) -> None:
         import inspect
 
@@ -227,6 +246,8 @@ class Registration:
         self.call: Callable[..., Any] = manager.hook.ask
         self.is_async = inspect.iscoroutinefunction(provider.ask)  # type: ignore[attr-defined]
         self.serial = bool(getattr(provider, "serial", False))
+        #: The threads a sync provider's calls run on.
+        self.workers = WORKERS if workers is None else workers
         self.lock = allocate_lock()
         self.busy = False  # a serial provider is serving an ask
         self.waiters: deque[Ask] = deque()

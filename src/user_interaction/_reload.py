@@ -9,6 +9,7 @@ caches are bypassed so an edit is seen even within the same second.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from types import ModuleType
 from typing import TYPE_CHECKING, Callable, Mapping, TypeVar
@@ -23,6 +24,8 @@ __all__ = ["reimport_provider"]
 T = TypeVar("T")
 
 _CORE = __name__.partition(".")[0]
+#: Where no byte-code cache can be: under the null device, never a directory.
+_NO_CACHE = os.path.join(os.devnull, "bytecode")
 
 
 def _failed(message: str, cause: BaseException | None = None) -> UserInteractionError:
@@ -65,9 +68,6 @@ def reimport_provider(
     if package == _CORE:
         raise _failed(f"{module_name} belongs to the user_interaction core")
 
-    import shutil
-    import tempfile
-
     owned = [
         name for name in list(sys.modules) if name == package or name.startswith(package + ".")
     ]
@@ -75,9 +75,10 @@ def reimport_provider(
     for name in owned:
         del sys.modules[name]
     importlib.invalidate_caches()
-    prefix = tempfile.mkdtemp(prefix="user-interaction-reload-")
-    previous_prefix = sys.pycache_prefix
-    sys.pycache_prefix = prefix  # an empty cache: every module compiles from its source
+    previous = sys.pycache_prefix, sys.dont_write_bytecode
+    # A byte-code cache that does not exist and is not written: every module compiles
+    # from its source, so an edit in the same second and of the same size is seen.
+    sys.pycache_prefix, sys.dont_write_bytecode = _NO_CACHE, True
     try:
         module = importlib.import_module(module_name)
         if origin is not None:
@@ -101,5 +102,4 @@ def reimport_provider(
         )
         raise _failed(f"{module_name}: {detail}", exc) from exc
     finally:
-        sys.pycache_prefix = previous_prefix
-        shutil.rmtree(prefix, ignore_errors=True)
+        sys.pycache_prefix, sys.dont_write_bytecode = previous

@@ -1,74 +1,15 @@
-"""Threads the manager runs on: the event loop ``ask_sync()`` uses, and a pool of reused
-worker threads for synchronous providers (so a blocking UI never blocks an event loop).
-
-Daemon threads on purpose: a provider stuck in a blocking read must not keep the
-interpreter from exiting (a ``concurrent.futures`` pool would join it at exit).
-"""
+"""The event loop ``ask_sync()`` runs asks on, on a daemon thread of the manager's."""
 
 from __future__ import annotations
 
 import asyncio
-import queue
 import threading
-from typing import Callable, Final, Optional
+from typing import Final
 
-__all__ = ["WORKERS", "LoopThread", "Workers"]
+__all__ = ["LoopThread"]
 
 _CLOSE_GRACE: Final = 1.0
 _SETTLE: Final = 0.05
-#: How long an idle worker waits for another job before its thread ends.
-_IDLE: Final = 30.0
-
-#: A job returns what it hands back (run once its worker is idle again), or None.
-Job = Callable[[], Optional[Callable[[], None]]]
-
-
-class Workers:
-    """Daemon threads taking jobs from one queue; one is started only when none is idle,
-    and one idle for ``idle`` seconds ends."""
-
-    def __init__(self, idle: float = _IDLE) -> None:
-        self._jobs: queue.SimpleQueue[Job] = queue.SimpleQueue()
-        self._lock = threading.Lock()
-        self._idle = 0
-        self._idle_timeout = idle
-
-    def submit(self, job: Job) -> None:
-        """Run ``job()`` on a worker thread; it must not raise.
-
-        What the job returns runs after its worker counts as idle again, so a caller woken
-        by it that submits the next job at once reuses that worker.
-        """
-        with self._lock:
-            start = self._idle == 0
-            if not start:
-                self._idle -= 1
-        self._jobs.put(job)
-        if start:
-            threading.Thread(
-                target=self._serve, name="user-interaction-provider", daemon=True
-            ).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                job = self._jobs.get(timeout=self._idle_timeout)
-            except queue.Empty:
-                with self._lock:
-                    if self._idle:  # no job was meant for this worker: end it
-                        self._idle -= 1
-                        return
-                continue  # a job is on its way to this worker
-            hand_back = job()
-            del job  # drop the finished ask before idling
-            with self._lock:
-                self._idle += 1
-            if hand_back is not None:
-                hand_back()
-
-
-#: The pool the managers' synchronous providers run on.
-WORKERS: Final = Workers()
 
 
 class LoopThread:

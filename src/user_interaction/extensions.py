@@ -39,19 +39,19 @@ from ._answers_file import (
 from ._approval import ALWAYS_ALLOW, ALWAYS_DENY, APPROVE_ID, approval_name
 from ._decisions import DECISIONS_ENV, Decision, DecisionStore, decisions_path
 from ._discovery import (
+    AUDIT_ENV,
     DISABLE_AUTOLOAD_ENV,
     EXTENSION_GROUP,
     EXTENSIONS_ENV,
+    PREANSWERED_ENV,
     ExtensionInfo,
     installed_extensions,
 )
-from ._extensions import AUDIT_ENV, PREANSWERED_ENV
 from ._hooks import AskFunction, AskWrapper, ExtensionSpec, hookimpl
 from ._model import AskUserQuestionAnswer, AskUserQuestionAnswerItem, AskUserQuestionRequest
 
 if TYPE_CHECKING:
     from ._errors import UserInteractionError
-    from ._manager import UserInteraction
 
 __all__ = [
     "AUDIT_ENV",
@@ -174,7 +174,7 @@ class PreAnswered:
         return f"<PreAnswered {str(self.path)!r}>"
 
     @hookimpl
-    def ask_wrapper(self, ui: UserInteraction) -> AskWrapper:
+    def ask_wrapper(self, ui: object) -> AskWrapper:
         """Wrap every ask of ``ui``."""
         return self.wrap
 
@@ -251,7 +251,7 @@ class RememberedDecisions:
         return f"<RememberedDecisions {self.store!r}>"
 
     @hookimpl
-    def ask_wrapper(self, ui: UserInteraction) -> AskWrapper:
+    def ask_wrapper(self, ui: object) -> AskWrapper:
         """Wrap every ask of ``ui``."""
         return self.wrap
 

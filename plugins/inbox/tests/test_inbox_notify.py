@@ -7,6 +7,7 @@ that each ask is sent once: again after a restart only when it was never marked 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import queue
 import re
@@ -24,7 +25,7 @@ from typing import Any
 import aiohttp
 import pytest
 from aiohttp import web
-from inbox_support import CLI, REQUEST, Inbox, environment
+from inbox_support import CLI, NPM, REQUEST, Agent, Inbox, cli, environment
 from user_interaction_inbox._address import TOKEN_HEADER
 from user_interaction_inbox._notify import (
     MAX_TEXT,
@@ -409,6 +410,44 @@ def test_notify_on_the_command_line_wins_over_the_environment(
             assert text == f"Which package manager?\n{link}"
         finally:
             inbox.stop()
+
+
+def test_an_agent_is_answered_while_the_notification_service_hangs(state: Path) -> None:
+    """End to end: an agent process asks through the inbox provider while the only
+    notification service has taken the message's connection and says nothing: the ask is
+    listed, answered, and the agent has its answer all the same."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+    connected = threading.Event()
+
+    def hold() -> None:
+        try:
+            connection, _ = listener.accept()
+        except OSError:
+            return
+        held.append(connection)
+        connected.set()
+
+    threading.Thread(target=hold, daemon=True).start()
+    port = listener.getsockname()[1]
+    inbox = Inbox(state, "--notify", f"json://127.0.0.1:{port}/hook")
+    try:
+        agent = Agent(state)
+        assert connected.wait(60), "the message never reached the service"
+        listed = inbox.call("GET", "/api/asks").body
+        while not listed["asks"]:  # held until the list changes
+            listed = inbox.call("GET", f"/api/asks?after={listed['cursor']}&wait=30").body
+        (ask,) = listed["asks"]
+        answered = cli(state, "inbox", "answer", ask["id"], "--answer", json.dumps(NPM))
+        assert answered.returncode == 0, answered.stderr
+        assert agent.outcome() == {"answer": NPM}
+        held[0].settimeout(30)
+        assert held[0].recv(65536).startswith(b"POST /hook ")  # the message it never answered
+    finally:
+        inbox.stop()
+        listener.close()
+        for connection in held:
+            connection.close()
 
 
 def serve(state: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:

@@ -272,9 +272,13 @@ def test_the_page_and_the_api_work_through_a_tunnel_to_the_loopback_server(
 
 
 @pytest.mark.browser
-def test_the_page_over_tls_at_a_phones_size(tls_inbox: Inbox, tmp_path: Path) -> None:
+def test_the_page_over_tls_at_a_phones_size(
+    tls_inbox: Inbox, authority: trustme.CA, tmp_path: Path
+) -> None:
     """Chromium at 390x844 (a phone's screen, in CSS pixels) opens the page by the
-    certificate's name over TLS; nothing on it is wider than the screen. A screenshot is
+    certificate's name over TLS, signs in once with the tokenised address (a Secure
+    session cookie), then follows a notification's link without the token to the ask,
+    answers it by touch, and nothing on the page is wider than the screen. A screenshot is
     kept for a human to look at (``USER_INTERACTION_WEB_SCREENSHOTS``, else the test's
     temporary directory)."""
     in_ci = os.environ.get("CI", "").lower() not in ("", "0", "false")
@@ -289,7 +293,12 @@ def test_the_page_over_tls_at_a_phones_size(tls_inbox: Inbox, tmp_path: Path) ->
         if in_ci:
             pytest.fail(f"the browser tests need {chromium} in CI (apt-get install chromium)")
         pytest.skip(f"{chromium} is missing (apt-get install chromium)")
+    from playwright.sync_api import expect
+
     port = port_of(tls_inbox)
+    trusted = ssl.create_default_context()
+    authority.configure_trust(trusted)
+    token = {TOKEN_HEADER: tls_inbox.address.token}
     shots = Path(os.environ.get("USER_INTERACTION_WEB_SCREENSHOTS") or tmp_path)
     shots.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
@@ -313,14 +322,45 @@ def test_the_page_over_tls_at_a_phones_size(tls_inbox: Inbox, tmp_path: Path) ->
             page = context.new_page()
             errors: list[str] = []
             page.on("pageerror", lambda error: errors.append(str(error)))
-            response = page.goto(f"https://inbox.test:{port}/#{tls_inbox.address.token}")
+            base = f"https://inbox.test:{port}"
+            response = page.goto(f"{base}/#{tls_inbox.address.token}")  # signed in once
             assert response is not None
             assert response.status == 200
-            assert page.url.startswith(f"https://inbox.test:{port}/")
-            assert "inbox" in page.locator("body").inner_text().lower()
+            expect(page.locator("#status")).to_have_text("Connected")
+            (cookie,) = context.cookies()
+            assert (cookie["httpOnly"], cookie["secure"]) == (True, True)  # TLS: Secure
+            # An ask arrives; its notification's link (no token) opens it on the phone.
+            status, ask = exchange(
+                port,
+                f"inbox.test:{port}",
+                "POST",
+                "/api/asks",
+                context=trusted,
+                headers=token,
+                body={"request": REQUEST, "agent": "deploy bot"},
+            )
+            assert status == 200, ask
+            page.goto(f"{base}/asks/{ask['id']}")
+            expect(page.locator("#status")).to_have_text("Connected")
+            card = page.locator("form.card")
+            expect(card).to_have_count(1)
+            expect(card.get_by_role("radio", name="pnpm", exact=True)).to_be_visible()
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= 390, f"the page is {width} px wide on a 390 px screen"
             page.screenshot(path=str(shots / "inbox-phone-tls.png"), full_page=True)
+            card.get_by_role("radio", name="pnpm", exact=True).tap()
+            card.get_by_role("button", name="Submit").tap()
+            expect(page.locator(".receipt")).to_contain_text("pnpm")
+            status, settled = exchange(
+                port,
+                f"inbox.test:{port}",
+                "GET",
+                f"/api/asks/{ask['id']}",
+                context=trusted,
+                headers=token,
+            )
+            assert (status, settled["state"]) == (200, "answered")
+            assert settled["answer"]["answers"][0]["selected"] == ["pnpm"]
             assert (shots / "inbox-phone-tls.png").stat().st_size > 0
             assert errors == []
             context.close()

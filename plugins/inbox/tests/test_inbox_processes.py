@@ -4,15 +4,19 @@ the server in the middle of an ask."""
 
 from __future__ import annotations
 
+import http.client
 import json
+import re
 import shutil
 import signal
+import ssl
 import stat
 import subprocess
 from pathlib import Path
 
 import pytest
 from inbox_support import NPM, QUESTION, REQUEST, Agent, Inbox, cli, wait_until
+from user_interaction_inbox._address import TOKEN_HEADER
 
 from user_interaction import (
     ASK_CANCELLED,
@@ -346,6 +350,27 @@ def test_tls_end_to_end_with_the_certificate_trusted(state: Path, tmp_path: Path
         untrusted = cli(state, "inbox", "list")
         assert untrusted.returncode == 1
         assert "CERTIFICATE_VERIFY_FAILED" in untrusted.stderr
+        # over TLS the page's session cookie is Secure too (never sent over plain HTTP)
+        host, _, port = server.address.base.removeprefix("https://").rpartition(":")
+        connection = http.client.HTTPSConnection(
+            host, int(port), timeout=30, context=ssl.create_default_context(cafile=str(cert))
+        )
+        try:
+            connection.request(
+                "POST",
+                "/api/session",
+                body=b"{}",
+                headers={TOKEN_HEADER: server.address.token, "Content-Type": "application/json"},
+            )
+            response = connection.getresponse()
+            response.read()
+        finally:
+            connection.close()
+        assert response.status == 200
+        cookie = response.headers["Set-Cookie"]
+        assert re.search(r";\s*Secure(;|$)", cookie), cookie
+        assert "HttpOnly" in cookie
+        assert "SameSite=Strict" in cookie
     finally:
         server.stop()
 

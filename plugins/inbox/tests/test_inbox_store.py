@@ -100,9 +100,11 @@ def test_urls_are_checked(tmp_path: Path) -> None:
     store = open_store(f"sqlite://{tmp_path}/sub/asks.db?synchronous=normal")
     store.add(ask("a1"), WEEK)
     store.close()
-    assert [found.id for found in open_store(f"sqlite://{tmp_path}/sub/asks.db").pending()] == [
-        "a1"
-    ]
+    store = open_store(f"sqlite://{tmp_path}/sub/asks.db")
+    try:
+        assert [found.id for found in store.pending()] == ["a1"]
+    finally:
+        store.close()
     assert (tmp_path / "sub" / "asks.db").exists()
 
 

@@ -24,14 +24,12 @@ from user_interaction import (
     PROVIDER_DISPOSED,
     PROVIDER_ENV,
     PROVIDER_LOAD_FAILED,
-    AskUserQuestionAnswer,
     AskUserQuestionAnswerItem,
     AskUserQuestionItem,
     AskUserQuestionOption,
     AskUserQuestionRequest,
     UserInteraction,
     UserInteractionError,
-    hookimpl,
 )
 
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -186,8 +184,7 @@ def test_dispose_ends_pending_asks(answers_file: Any) -> None:
     waiting = threading.Event()
 
     class Watched(AnswersFileProvider):
-        @hookimpl
-        async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+        async def ask(self, request: AskUserQuestionRequest) -> object:
             waiting.set()
             return await super().ask(request)
 

@@ -16,13 +16,11 @@ from typing import TYPE_CHECKING, Callable, Final, Protocol, Sequence
 
 import attrs
 
-from user_interaction._discovery import _Scanner
+from user_interaction._discovery import EntryPointInfo, scan
 
 from ._common import EXIT_OK, PROG, Failure
 
 if TYPE_CHECKING:
-    from importlib.metadata import EntryPoint
-
     from ._common import Commands
 
 
@@ -76,20 +74,14 @@ class CommandLoadError(Exception):
 
 
 @attrs.frozen
-class CommandInfo:
+class CommandInfo(EntryPointInfo):
     """An installed subcommand, as listed without importing it."""
-
-    name: str
-    value: str
-    distribution: str
-    version: str
-    entry_point: EntryPoint = attrs.field(eq=False, repr=False)
 
     def load(self) -> Command:
         """Import the command and return the object with ``add_arguments`` and ``run``;
         :class:`CommandLoadError` naming the distribution when that fails."""
         try:
-            target = self.entry_point.load()
+            target = self._entry_point.load()
             if isinstance(target, type) or (
                 not isinstance(target, ModuleType) and not _is_command(target) and callable(target)
             ):
@@ -113,14 +105,11 @@ def _is_command(target: object) -> bool:
     )
 
 
-_SCANNER: Final = _Scanner(COMMAND_GROUP, CommandInfo)
-
-
 def installed_commands() -> dict[str, list[CommandInfo]]:
     """Every installed command by name (two distributions may offer one name), read as
     the providers are: without importing anything, past malformed entry points."""
     found: dict[str, list[CommandInfo]] = {}
-    for info in _SCANNER.providers():
+    for info in scan(COMMAND_GROUP, CommandInfo):
         found.setdefault(info.name, []).append(info)
     return found
 

@@ -177,6 +177,8 @@ class Notifications:
         task.add_done_callback(self._tasks.discard)
 
     async def _send(self, ask: StoredAsk) -> None:
+        # Created while the ask's post is handled: let its acknowledgement go out first.
+        await asyncio.sleep(0)
         try:
             async with self._slots:
                 if not self._pending(ask.id):

@@ -489,33 +489,59 @@ window.UserInteractionCards = (() => {
     const jump = el("nav", { className: "jump", "aria-label": "Pending asks", hidden: true });
     list.before(jump);
 
-    function updateCount() {
+    // Kept up to date card by card (not rebuilt): a page may hold a thousand asks.
+    const count = el("span", { className: "jump-count" });
+    const jumps = new Map(); // askId -> its button in the jump list
+    let questions = 0;
+
+    function jumpTo(card) {
+      const prompt = card.querySelector("fieldset.question .prompt");
+      const agent = card.dataset.agent ? `${card.dataset.agent}: ` : "";
+      const button = el("button", { type: "button" });
+      button.dataset.label = `${agent}${prompt ? prompt.textContent : ""}`;
+      button.addEventListener("click", () => {
+        card.scrollIntoView({ block: "start" });
+        const first = card.querySelector("input, textarea");
+        if (first) first.focus({ preventScroll: true });
+      });
+      return button;
+    }
+
+    // from: the first button whose number may have changed
+    function updateCount(from = 0) {
       const n = cards.size;
       empty.hidden = n > 0;
-      let questions = 0;
-      for (const card of cards.values()) questions += card.querySelectorAll("fieldset.question").length;
       document.title = questions
         ? `(${questions}) ${questions === 1 ? "question" : "questions"} · user-interaction`
         : "user-interaction";
       const shown = options.countAlways ? 1 : 2;
       jump.hidden = n < shown;
-      if (n < shown) {
-        jump.replaceChildren();
-        return;
+      count.textContent = `${n} ${n === 1 ? "ask" : "asks"} waiting:`;
+      if (!jump.firstChild) jump.append(count);
+      const buttons = [...jumps.values()];
+      for (let i = from; i < buttons.length; i += 1) {
+        const text = `${i + 1}. ${buttons[i].dataset.label}`;
+        if (buttons[i].textContent !== text) buttons[i].textContent = text;
       }
-      const buttons = [...cards.values()].map((card, i) => {
-        const prompt = card.querySelector("fieldset.question .prompt");
-        const agent = card.dataset.agent ? `${card.dataset.agent}: ` : "";
-        const button = el("button", { type: "button", text: `${i + 1}. ${agent}${prompt ? prompt.textContent : ""}` });
-        button.addEventListener("click", () => {
-          card.scrollIntoView({ block: "start" });
-          const first = card.querySelector("input, textarea");
-          if (first) first.focus({ preventScroll: true });
-        });
-        return button;
-      });
-      const count = `${n} ${n === 1 ? "ask" : "asks"} waiting:`;
-      jump.replaceChildren(el("span", { className: "jump-count", text: count }), ...buttons);
+    }
+
+    function track(askId, card) {
+      cards.set(askId, card);
+      questions += card.querySelectorAll("fieldset.question").length;
+      const button = jumpTo(card);
+      jumps.set(askId, button);
+      jump.append(button);
+      return jumps.size - 1;
+    }
+
+    function untrack(askId) {
+      const card = cards.get(askId);
+      const at = [...jumps.keys()].indexOf(askId);
+      questions -= card.querySelectorAll("fieldset.question").length;
+      cards.delete(askId);
+      jumps.get(askId).remove();
+      jumps.delete(askId);
+      updateCount(Math.max(0, at));
     }
 
     function renderAsk(ask) {
@@ -718,13 +744,14 @@ window.UserInteractionCards = (() => {
 
     // -- the pending asks ---------------------------------------------------------------
 
-    function addAsk(ask) {
+    function addAsk(ask, into) {
       if (cards.has(ask.askId)) return;
       const card = renderAsk(ask);
-      cards.set(ask.askId, card);
-      list.append(card);
-      updateCount();
-      tick();
+      (into || list).append(card);
+      const at = track(ask.askId, card);
+      if (into) return; // a batch: the caller counts and ticks once
+      updateCount(at);
+      tick(card);
       if (document.activeElement === document.body || document.activeElement === null) {
         const first = card.querySelector("input, textarea");
         if (first) first.focus();
@@ -752,23 +779,29 @@ window.UserInteractionCards = (() => {
 
     let ticker = null;
 
-    function tick() {
-      let counting = false;
-      for (const card of cards.values()) {
-        const age = card.querySelector(".age");
-        if (age) {
-          counting = true;
-          const text = `asked ${ago((performance.now() - Number(card.dataset.asked)) / 1000)}`;
-          if (age.textContent !== text) age.textContent = text;
-        }
-        const timer = card.querySelector(".time-left");
-        if (!timer) continue;
-        counting = true;
+    // One card's age and time left, now; whether it has any to count.
+    function tickCard(card) {
+      const age = card.querySelector(".age");
+      if (age) {
+        const text = `asked ${ago((performance.now() - Number(card.dataset.asked)) / 1000)}`;
+        if (age.textContent !== text) age.textContent = text;
+      }
+      const timer = card.querySelector(".time-left");
+      if (timer) {
         const left = (Number(card.dataset.deadline) - performance.now()) / 1000;
         const text = `⏱ ${clock(left)} left to answer`;
         if (timer.textContent !== text) timer.textContent = text;
         timer.classList.toggle("soon", left < 60);
       }
+      return Boolean(age || timer);
+    }
+
+    // Every card, once a second while any has something to count; ``only``: just that one
+    // card now (a new ask), starting the clock if need be.
+    function tick(only) {
+      let counting = false;
+      if (only) counting = tickCard(only) || ticker !== null;
+      else for (const card of cards.values()) counting = tickCard(card) || counting;
       if (!counting && ticker !== null) {
         clearInterval(ticker);
         ticker = null;
@@ -792,8 +825,7 @@ window.UserInteractionCards = (() => {
       if (!card) return;
       delete card.dataset.gone;
       const hadFocus = card.contains(document.activeElement);
-      cards.delete(askId);
-      updateCount();
+      untrack(askId);
       card.dataset.state = "withdrawn";
       const dialog = card.querySelector("dialog");
       if (dialog && dialog.open) dialog.close("withdrawn");
@@ -833,9 +865,8 @@ window.UserInteractionCards = (() => {
       const waiting = [...cards.values()];
       const at = waiting.indexOf(card);
       const next = waiting[at + 1] || waiting[at - 1];
-      cards.delete(askId);
+      untrack(askId);
       card.remove();
-      updateCount();
       if (hadFocus && next) {
         const first = next.querySelector("input, textarea");
         if (first) first.focus();
@@ -888,7 +919,17 @@ window.UserInteractionCards = (() => {
         if (open.has(card.dataset.askId)) card.remove();
       }
       for (const askId of [...cards.keys()]) if (!open.has(askId)) removeAsk(askId);
-      for (const ask of asks) addAsk(ask); // cards already shown keep what was typed
+      // cards already shown keep what was typed; the new ones go in at once
+      const batch = document.createDocumentFragment();
+      const before = cards.size;
+      for (const ask of asks) addAsk(ask, batch);
+      list.append(batch);
+      updateCount(before);
+      tick();
+      if (before === 0 && cards.size && (document.activeElement === document.body || document.activeElement === null)) {
+        const first = list.querySelector("form.card:not([data-state=withdrawn]) input, form.card:not([data-state=withdrawn]) textarea");
+        if (first) first.focus();
+      }
     }
 
     updateCount();

@@ -1,0 +1,378 @@
+"""Benchmark of the inbox's page: a report, never a test.
+
+``python bench/bench_inbox_page.py [--samples N] [--asks N] [--synchronous NORMAL]``
+drives Debian's Chromium through Playwright (``playwright`` installed,
+``/usr/bin/chromium``, no ``playwright install``) against a real ``user-interaction inbox
+serve``, each figure against a baseline measured in the same Chromium run, round-robin, the
+median of the samples:
+
+1. first paint of the page with 1 000 pending asks (navigation until the 1 000 cards are
+   in the page and two animation frames have passed), against a static page holding the
+   very same 1 000 cards (the inbox page's own DOM once rendered, its scripts taken out,
+   the same stylesheet) served by a bare aiohttp server; target <= 2x;
+2. a new ask reaching an open page (``POST /api/asks`` sent -> its card in the page's DOM,
+   timed on the wall clock both sides share), against a bare server-sent event on
+   loopback (a POST to a bare aiohttp server that sends one event to an ``EventSource``,
+   which adds one element); target <= 2x. The inbox's path includes committing the ask
+   to its store before anyone hears of it (one ``fsync`` at the default
+   ``synchronous=FULL``): the POST's reply alone is printed too, and ``--synchronous
+   NORMAL`` measures the same without the ``fsync``.
+
+Needs the inbox and web distributions installed. Always exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import http.client
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+CHROMIUM = os.environ.get("USER_INTERACTION_WEB_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+CLI = [sys.executable, "-m", "user_interaction"]
+PAINTED = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+# Records, on the page's wall clock, when an element matching the selector is added.
+ARRIVALS = """(selector) => {
+    window.arrivals = [];
+    new MutationObserver(() => {
+        const count = document.querySelectorAll(selector).length;
+        const now = performance.timeOrigin + performance.now();
+        while (window.arrivals.length < count) window.arrivals.push(now);
+    }).observe(document.body, { childList: true, subtree: true });
+}"""
+
+BARE_PAGE = b"""<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>bare</title><script src="/bare.js" defer></script></head>
+<body><p id="status">Connecting</p><div id="events"></div></body></html>"""
+BARE_SCRIPT = b"""const events = new EventSource("/events");
+events.addEventListener("open", () => {
+  document.getElementById("status").textContent = "Connected";
+});
+events.addEventListener("ask", (event) => {
+  const item = document.createElement("div");
+  item.className = "arrived";
+  item.textContent = JSON.parse(event.data).question;
+  document.getElementById("events").append(item);
+});"""
+
+
+class BareServer:
+    """A bare aiohttp server on its own thread: a page with an event stream and ``POST
+    /fire`` sending one event to it, and a static page at ``/static`` (set later)."""
+
+    def __init__(self) -> None:
+        from aiohttp import web
+
+        self.static = b""
+        self.css = files("user_interaction_web").joinpath("static", "app.css").read_bytes()
+        self._streams: set[asyncio.Queue[bytes]] = set()
+        self._loop = asyncio.new_event_loop()
+        ready = threading.Event()
+
+        async def page(request: web.Request) -> web.Response:
+            return web.Response(body=BARE_PAGE, content_type="text/html")
+
+        async def script(request: web.Request) -> web.Response:
+            return web.Response(body=BARE_SCRIPT, content_type="text/javascript")
+
+        async def static(request: web.Request) -> web.Response:
+            return web.Response(body=self.static, content_type="text/html")
+
+        async def css(request: web.Request) -> web.Response:
+            return web.Response(body=self.css, content_type="text/css")
+
+        async def events(request: web.Request) -> web.StreamResponse:
+            response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+            await response.prepare(request)
+            queue: asyncio.Queue[bytes] = asyncio.Queue()
+            self._streams.add(queue)
+            try:
+                await response.write(b"retry: 1000\n\n")
+                while True:
+                    await response.write(await queue.get())
+            finally:
+                self._streams.discard(queue)
+
+        async def fire(request: web.Request) -> web.Response:
+            data = await request.read()
+            message = b"event: ask\ndata: " + data + b"\n\n"
+            for queue in self._streams:
+                queue.put_nowait(message)
+            return web.json_response({"ok": True})
+
+        async def start() -> None:
+            app = web.Application()
+            app.router.add_get("/", page)
+            app.router.add_get("/bare.js", script)
+            app.router.add_get("/static", static)
+            app.router.add_get("/app.css", css)
+            app.router.add_get("/events", events)
+            app.router.add_post("/fire", fire)
+            runner = web.AppRunner(app, access_log=None)
+            await runner.setup()
+            await web.TCPSite(runner, "127.0.0.1", 0).start()
+            self.port = runner.addresses[0][1]
+            ready.set()
+
+        def run() -> None:
+            asyncio.set_event_loop(self._loop)
+            self._loop.create_task(start())
+            self._loop.run_forever()
+
+        threading.Thread(target=run, daemon=True).start()
+        ready.wait(30)
+        self.base = f"http://127.0.0.1:{self.port}"
+
+
+def post(base: str, path: str, payload: object, headers: dict[str, str] | None = None) -> Any:
+    host = base.removeprefix("http://")
+    connection = http.client.HTTPConnection(host, timeout=60)
+    try:
+        connection.request(
+            "POST",
+            path,
+            body=json.dumps(payload).encode(),
+            headers={"Content-Type": "application/json", **(headers or {})},
+        )
+        response = connection.getresponse()
+        body = response.read()
+        assert response.status == 200, (response.status, body)
+        return json.loads(body)
+    finally:
+        connection.close()
+
+
+def ask_payload(number: int) -> dict[str, Any]:
+    question = {
+        "id": "pkg",
+        "question": f"Question {number}: which package manager?",
+        "options": [{"label": "npm", "description": "the default"}, {"label": "pnpm"}],
+    }
+    # keyed: an ask nobody waits on is then never withdrawn while the run lasts
+    return {
+        "request": {"questions": [question], "key": f"bench-{number}"},
+        "agent": f"agent {number % 10}",
+        "timeLeft": 3600,
+    }
+
+
+def median_ms(samples: list[float]) -> str:
+    ordered = sorted(samples)
+    low, high = ordered[0] * 1000, ordered[-1] * 1000
+    return f"{statistics.median(ordered) * 1000:8.1f} ms  (min {low:.1f}, max {high:.1f})"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=7)
+    parser.add_argument("--asks", type=int, default=1000)
+    parser.add_argument(
+        "--synchronous",
+        choices=("FULL", "NORMAL"),
+        default="FULL",
+        help="the store's synchronous setting (FULL, the default, syncs every commit)",
+    )
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    state = Path(tempfile.mkdtemp(prefix="bench-inbox-page-"))
+    env = {**os.environ, "USER_INTERACTION_STATE_DIR": str(state)}
+    env.pop("USER_INTERACTION_INBOX", None)
+    inbox = subprocess.Popen(
+        [
+            *CLI,
+            "inbox",
+            "serve",
+            "--port",
+            "0",
+            "--store",
+            f"sqlite://{state.absolute()}/inbox.sqlite3?synchronous={args.synchronous}",
+        ],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert inbox.stderr is not None
+        line = inbox.stderr.readline()
+        assert "serving at" in line, line
+        print(f"store synchronous={args.synchronous}; {args.samples} samples each, medians")
+        record = json.loads((state / "inbox.json").read_text())
+        base = record["url"].rstrip("/")
+        token_header = {"X-UI-Token": record["token"]}
+        bare = BareServer()
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                first_paint(browser, base, record["token"], token_header, bare, args)
+                arrival(browser, base, record["token"], token_header, bare, args)
+            finally:
+                browser.close()
+    finally:
+        inbox.terminate()
+        inbox.wait(30)
+    return 0
+
+
+def first_paint(
+    browser: Any,
+    base: str,
+    token: str,
+    headers: dict[str, str],
+    bare: BareServer,
+    args: argparse.Namespace,
+) -> None:
+    started = time.monotonic()
+    for number in range(args.asks):
+        post(base, "/api/asks", ask_payload(number), headers)
+    print(f"posted {args.asks} asks in {time.monotonic() - started:.1f} s")
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.goto(f"{base}/#{token}")  # signs this context in: later visits need no token
+    cards = f"() => document.querySelectorAll('form.card').length === {args.asks}"
+    page.wait_for_function(cards, timeout=120_000)
+    # the baseline: the same DOM, rendered, without its scripts, from a bare server
+    html: str = page.evaluate(
+        """() => {
+            const copy = document.documentElement.cloneNode(true);
+            for (const script of copy.querySelectorAll("script")) script.remove();
+            return "<!doctype html>" + copy.outerHTML;
+        }"""
+    )
+    bare.static = html.encode()
+
+    def inbox_page() -> float:
+        start = time.perf_counter()
+        page.goto(f"{base}/")
+        page.wait_for_function(cards, timeout=120_000)
+        page.evaluate(PAINTED)
+        return time.perf_counter() - start
+
+    def static_page() -> float:
+        start = time.perf_counter()
+        page.goto(f"{bare.base}/static")
+        page.wait_for_function(cards, timeout=120_000)
+        page.evaluate(PAINTED)
+        return time.perf_counter() - start
+
+    measured = round_robin({"inbox page": inbox_page, "static page": static_page}, args.samples)
+    report(
+        f"1. first paint with {args.asks} pending asks",
+        measured,
+        "inbox page",
+        "static page",
+        2.0,
+    )
+    context.close()
+
+
+def arrival(
+    browser: Any,
+    base: str,
+    token: str,
+    headers: dict[str, str],
+    bare: BareServer,
+    args: argparse.Namespace,
+) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    inbox_tab = context.new_page()
+    inbox_tab.goto(f"{base}/#{token}")
+    inbox_tab.wait_for_function(
+        "() => document.getElementById('status').textContent === 'Connected'"
+    )
+    inbox_tab.evaluate(ARRIVALS, "form.card")
+    bare_tab = context.new_page()
+    bare_tab.goto(f"{bare.base}/")
+    bare_tab.wait_for_function(
+        "() => document.getElementById('status').textContent === 'Connected'"
+    )
+    bare_tab.evaluate(ARRIVALS, ".arrived")
+    already = inbox_tab.evaluate("document.querySelectorAll('form.card').length")
+    inbox_tab.evaluate("() => { window.arrivals = []; }")
+    numbers = iter(range(100_000, 200_000))
+
+    def arrived(tab: Any, count: int) -> float:
+        tab.wait_for_function(f"() => window.arrivals.length >= {count}", timeout=60_000)
+        return float(tab.evaluate(f"window.arrivals[{count - 1}]")) / 1000
+
+    inbox_seen = 0
+    bare_seen = 0
+
+    acknowledged: list[float] = []
+
+    def to_inbox_page() -> float:
+        nonlocal inbox_seen
+        sent = time.time()
+        post(base, "/api/asks", ask_payload(next(numbers)), headers)
+        acknowledged.append(time.time() - sent)
+        inbox_seen += 1
+        return arrived(inbox_tab, already + inbox_seen) - sent
+
+    def to_bare_page() -> float:
+        nonlocal bare_seen
+        sent = time.time()
+        post(bare.base, "/fire", {"question": "Which package manager?"})
+        bare_seen += 1
+        return arrived(bare_tab, bare_seen) - sent
+
+    # with ``already`` cards shown (the 1 000 of the first figure), as a busy inbox is
+    samples = max(args.samples, 15)
+    measured = round_robin({"inbox": to_inbox_page, "bare SSE": to_bare_page}, samples)
+    report(
+        f"2. a new ask reaches an open page ({already} asks shown)",
+        measured,
+        "inbox",
+        "bare SSE",
+        2.0,
+    )
+    # for reading the ratio: the agent's POST alone, until the inbox acknowledged the ask
+    # (committed to its store, synchronous=FULL: one fsync)
+    print(f"   (the inbox's POST reply alone: {median_ms(acknowledged[1:])})", flush=True)
+    context.close()
+
+
+def round_robin(runs: dict[str, Callable[[], float]], samples: int) -> dict[str, list[float]]:
+    for run in runs.values():  # warm up
+        run()
+    measured: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(samples):
+        for name, run in runs.items():
+            measured[name].append(run())
+    return measured
+
+
+def report(
+    title: str, measured: dict[str, list[float]], candidate: str, baseline: str, target: float
+) -> None:
+    print(title)
+    for name, samples in measured.items():
+        print(f"   {name:<12} {median_ms(samples)}")
+    ratio = statistics.median(measured[candidate]) / statistics.median(measured[baseline])
+    verdict = "OK" if ratio <= target else "OVER"
+    print(f"   ratio {ratio:.2f}x (target <= {target:g}x): {verdict}", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
