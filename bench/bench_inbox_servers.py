@@ -62,7 +62,7 @@ def settle(api: Http, ask_id: str) -> None:
     reply = api.call(
         "POST", f"/api/asks/{ask_id}/settle", {"action": "answer", "answer": ANSWER, "by": "b"}
     )
-    assert reply.get("state") == "answered" and reply.get("settledBy") == "b", reply
+    assert (reply.get("state"), reply.get("settledBy")) == ("answered", "b"), reply
 
 
 # -- 1: answer through B -> agent waiting on A ---------------------------------------------

@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -246,6 +247,7 @@ def soak(kind: str, agents: int, asks: int, kills: int, rng: random.Random) -> d
                 server.process.kill()
         if cluster is not None:
             cluster.destroy()
+        shutil.rmtree(scratch, ignore_errors=True)
     by_id = {row["id"]: row for row in rows}
     received: Counter[str] = Counter()
     lost: list[str] = []
