@@ -342,9 +342,9 @@ def _attend(args: argparse.Namespace) -> int:
             _say(f"attending the inbox at {address.base} through {name}; Ctrl-C stops")
             return _attend_loop(address, ui, by)
     except KeyboardInterrupt:
-        from user_interaction._cli_dev import _forget_caught_interrupt
+        from user_interaction.cli import forget_caught_interrupt
 
-        _forget_caught_interrupt()  # or CPython may end the process by SIGINT after all
+        forget_caught_interrupt()  # or CPython may end the process by SIGINT after all
         _say("stopped attending; the asks not answered stay pending")
         return _EXIT_INTERRUPTED
 
