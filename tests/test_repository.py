@@ -4,6 +4,7 @@ and a CI entry point that runs the README's test command."""
 
 from __future__ import annotations
 
+import ast
 import configparser
 import re
 import shlex
@@ -186,3 +187,64 @@ def test_nothing_cites_a_contract_that_is_not_in_the_repository() -> None:
         lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
         found += [f"{name}:{n}" for n, line in enumerate(lines, 1) if cited.search(line)]
     assert found == []
+
+
+def _core_imports() -> dict[str, set[str]]:
+    """Each core module and the core modules it imports anywhere in its text: at the top,
+    under ``TYPE_CHECKING`` and inside functions (lazy imports) alike."""
+    package = ROOT / "src" / "user_interaction"
+
+    def name_of(path: Path) -> str:
+        parts = list(path.relative_to(package.parent).with_suffix("").parts)
+        return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+    modules = {name_of(path): path for path in package.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        home = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = home.split(".")
+                    base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+                targets = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+            elif isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            found.update(target for target in targets if target in modules and target != name)
+        graph[name] = found
+    return graph
+
+
+def test_the_core_has_no_import_cycle() -> None:
+    """No core module reaches itself through its imports, type-only and lazy ones counted:
+    a cycle makes the import order matter and the modules one tangle."""
+    graph = _core_imports()
+    assert "user_interaction._describe" in graph["user_interaction._model"]  # it sees imports
+
+    cleared: set[str] = set()  # explored: no cycle runs through them
+
+    def cycle_from(start: str) -> list[str] | None:
+        path: list[str] = []
+
+        def visit(module: str) -> list[str] | None:
+            if module in path:
+                return [*path[path.index(module) :], module]
+            if module in cleared:
+                return None
+            path.append(module)
+            for imported in sorted(graph[module]):
+                found = visit(imported)
+                if found:
+                    return found
+            path.pop()
+            cleared.add(module)
+            return None
+
+        return visit(start)
+
+    for module in sorted(graph):
+        cycle = cycle_from(module)
+        assert cycle is None, " -> ".join(cycle)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 import attrs
 
 from ._errors import INVALID_REQUEST, UserInteractionError
-from .toolkit import describe_value
+from ._describe import describe_value
 
 if TYPE_CHECKING:
     from ._abort import AbortSignal

@@ -17,8 +17,10 @@ cycle of an ask" on the documentation's Semantics page).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final
+
+from ._describe import describe_value
 
 if TYPE_CHECKING:
     from ._model import AskUserQuestionOption
@@ -57,26 +59,6 @@ def shorten(text: str, limit: int) -> str:
     characters, the last one ``…`` when it was cut."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + _ELLIPSIS
-
-
-def describe_value(value: object) -> str:
-    """What ``value`` is, in JSON's terms, for an error message: ``null``, ``a boolean``,
-    ``a number``, ``a string``, ``an array`` or ``an object`` (else the Python type's
-    name). It never quotes the value: what a client or a model sent may be long, or not
-    fit to show."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, Mapping):
-        return "an object"
-    if isinstance(value, (list, tuple)):
-        return "an array"
-    return type(value).__name__
 
 
 def quoted(values: Iterable[str]) -> str:
