@@ -12,7 +12,10 @@ questionary``), the core and the ``tui`` and ``stdio`` plugins.
 
 Targets: ``user-interaction ask --provider tui`` and the API (``use("tui")``,
 ``ask_sync``) at most 1.0x questionary's ``select``; ``user-interaction ask --provider
-stdio`` at most 1.5x ``python -c "import pluggy, attrs; input()"``.
+stdio`` at most 1.5x ``python -c "import pluggy, attrs; input()"``. A floor row adds to
+that bare command only what every ask through an installed provider needs before drawing:
+``asyncio`` (the ask runs on an event loop) and the entry-point scan that finds the
+provider.
 """
 
 from __future__ import annotations
@@ -49,6 +52,13 @@ questionary.select({QUESTION!r}, choices={OPTIONS!r}).ask()
 """
 
 BARE = f"import pluggy, attrs; input({QUESTION!r})"
+# What any ask through an installed provider needs before its first frame, and no more:
+# the event loop the ask runs on and the entry-point scan that finds the provider.
+FLOOR = (
+    "import pluggy, attrs, asyncio, importlib.metadata as m;"
+    " m.entry_points(group='user_interaction.providers');"
+    f" input({QUESTION!r})"
+)
 
 CLI = [SCRIPT, "ask", QUESTION, *(arg for label in OPTIONS for arg in ("-o", label))]
 
@@ -57,6 +67,7 @@ COMMANDS: dict[str, list[str]] = {
     "ask --provider tui": [*CLI, "--provider", "tui"],
     'API use("tui")': [sys.executable, "-c", API],
     "bare import pluggy, attrs; input()": [sys.executable, "-c", BARE],
+    "floor: + asyncio, entry-point scan": [sys.executable, "-c", FLOOR],
     "ask --provider stdio": [*CLI, "--provider", "stdio"],
 }
 
@@ -64,6 +75,7 @@ RATIOS = [
     ("ask --provider tui", "questionary select", 1.0),
     ('API use("tui")', "questionary select", 1.0),
     ("ask --provider stdio", "bare import pluggy, attrs; input()", 1.5),
+    ("floor: + asyncio, entry-point scan", "bare import pluggy, attrs; input()", 0.0),
 ]
 
 
@@ -124,8 +136,9 @@ def main() -> None:
     print(f"{'candidate / baseline':<70}{'ratio':>7}  target")
     for candidate, baseline, target in RATIOS:
         ratio = statistics.median(times[candidate]) / statistics.median(times[baseline])
-        verdict = "met" if ratio <= target else "NOT met"
-        print(f"{candidate + ' / ' + baseline:<70}{ratio:6.2f}x  <= {target}x {verdict}")
+        verdict = "(info)" if not target else "met" if ratio <= target else "NOT met"
+        bound = f"<= {target}x " if target else ""
+        print(f"{candidate + ' / ' + baseline:<70}{ratio:6.2f}x  {bound}{verdict}")
 
 
 if __name__ == "__main__":
