@@ -15,7 +15,7 @@ Targets: ``user-interaction ask --provider tui`` and the API (``use("tui")``,
 stdio`` at most 1.5x ``python -c "import pluggy, attrs; input()"``. A floor row adds to
 that bare command only what every ask through an installed provider needs before drawing:
 ``asyncio`` (the ask runs on an event loop) and the entry-point scan that finds the
-provider.
+provider; a second floor row runs questionary's ``select`` after the same imports and scan.
 """
 
 from __future__ import annotations
@@ -52,6 +52,12 @@ questionary.select({QUESTION!r}, choices={OPTIONS!r}).ask()
 """
 
 BARE = f"import pluggy, attrs; input({QUESTION!r})"
+# questionary's select after what every ask through an installed provider needs first
+QUESTIONARY_FLOOR = (
+    "import pluggy, attrs, asyncio, importlib.metadata as m;"
+    " m.entry_points(group='user_interaction.providers'); "
+    + QUESTIONARY.strip().replace("\n", "; ")
+)
 # What any ask through an installed provider needs before its first frame, and no more:
 # the event loop the ask runs on and the entry-point scan that finds the provider.
 FLOOR = (
@@ -64,6 +70,7 @@ CLI = [SCRIPT, "ask", QUESTION, *(arg for label in OPTIONS for arg in ("-o", lab
 
 COMMANDS: dict[str, list[str]] = {
     "questionary select": [sys.executable, "-c", QUESTIONARY],
+    "floor: questionary + core needs": [sys.executable, "-c", QUESTIONARY_FLOOR],
     "ask --provider tui": [*CLI, "--provider", "tui"],
     'API use("tui")': [sys.executable, "-c", API],
     "bare import pluggy, attrs; input()": [sys.executable, "-c", BARE],
@@ -74,6 +81,7 @@ COMMANDS: dict[str, list[str]] = {
 RATIOS = [
     ("ask --provider tui", "questionary select", 1.0),
     ('API use("tui")', "questionary select", 1.0),
+    ("floor: questionary + core needs", "questionary select", 0.0),
     ("ask --provider stdio", "bare import pluggy, attrs; input()", 1.5),
     ("floor: + asyncio, entry-point scan", "bare import pluggy, attrs; input()", 0.0),
 ]
