@@ -10,7 +10,6 @@ the file and its journal are private to the user (0600) and written in WAL mode 
 from __future__ import annotations
 
 import os
-import sqlite3
 import time
 from contextlib import closing, contextmanager
 from pathlib import Path
@@ -21,6 +20,7 @@ import attrs
 from ._state import state_dir
 
 if TYPE_CHECKING:
+    import sqlite3
     from collections.abc import Iterator
 
 __all__ = [
@@ -134,6 +134,8 @@ class DecisionStore:
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))  # private from the start
         # isolation_level=None: transactions are ours (BEGIN IMMEDIATE), never implicit.
+        import sqlite3  # here: a command that never opens the file need not load it
+
         with closing(sqlite3.connect(path, isolation_level=None, timeout=_BUSY_MS / 1000)) as db:
             db.execute(f"PRAGMA busy_timeout = {_BUSY_MS}")
             db.execute("PRAGMA synchronous = FULL")

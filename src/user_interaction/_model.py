@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 
-from ._errors import INVALID_REQUEST, UserInteractionError
 from ._describe import describe_value
+from ._errors import INVALID_REQUEST, UserInteractionError
 
 if TYPE_CHECKING:
     from ._abort import AbortSignal

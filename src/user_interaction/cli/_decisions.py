@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sqlite3
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -57,9 +56,11 @@ def add_parser(commands: Commands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """List or forget; a file (or an inbox) that cannot be used is a :class:`Failure`."""
+    import sqlite3  # here, not at the start of every command
+
     try:
         status, text = _outcome(args)
-    except _ERRORS as exc:
+    except (OSError, sqlite3.Error, RuntimeError, UserInteractionError) as exc:
         raise Failure(f"decisions: {exc}") from exc
     if status:
         raise Failure(text, status)
@@ -125,7 +126,3 @@ def _run(args: argparse.Namespace, store: Any, where: str) -> tuple[int, str]:
     if not forgotten:
         return 1, f"No decision is remembered for {visible(args.name)!r} in {where}."
     return 0, f"Forgot the decision for {visible(args.name)!r}."
-
-
-#: What ``_outcome`` may raise for a file (or an inbox) it cannot use.
-_ERRORS = (OSError, sqlite3.Error, RuntimeError, UserInteractionError)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import re
-from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -87,6 +86,8 @@ def names_for(name: str) -> dict[str, str]:
 
 
 def _render(template: str, values: dict[str, str]) -> str:
+    from importlib.resources import files  # here, not at the start of every command
+
     text = (files("user_interaction") / "_scaffold" / template).read_text(encoding="utf-8")
     return re.sub(r"\{\{(\w+)\}\}", lambda match: values[match.group(1)], text)
 
