@@ -13,7 +13,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from child_support import child_stderr, completed
 from distfactory import make_dist
@@ -160,7 +160,14 @@ def run(
 
 
 class Child:
-    """A running command line whose stdout is read line by line, with timeouts."""
+    """A running command line whose stdout is read line by line, with timeouts.
+
+    Every child still running when its test ends is killed and its pipes closed
+    (:func:`end_children`, an autouse fixture of the core's tests), so a failed assertion
+    leaves no pipe for the garbage collector to find, and warn about, in a later test.
+    """
+
+    running: ClassVar[set[Child]] = set()
 
     def __init__(
         self,
@@ -186,6 +193,7 @@ class Child:
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._reader = threading.Thread(target=self._pump, daemon=True)
         self._reader.start()
+        Child.running.add(self)
 
     def _pump(self) -> None:
         assert self.process.stdout is not None
@@ -236,6 +244,7 @@ class Child:
 
     def _close(self) -> str:
         """Close every pipe (after the end); returns what stderr had."""
+        Child.running.discard(self)
         self._reader.join(TIMEOUT)
         process = self.process
         err = process.stderr.read() if process.stderr is not None else ""
@@ -252,6 +261,13 @@ class Child:
         err = self._close()
         shown = "\n".join(self.lines)
         return f"{problem}\n--- stdout so far ---\n{shown}\n--- stderr ---\n{err}"
+
+
+def end_children() -> None:
+    """Kill the children a test left running and close their pipes."""
+    for child in list(Child.running):
+        child.kill()
+        child._close()
 
 
 def stdio_installed() -> bool:

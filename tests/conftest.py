@@ -4,6 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from cli_support import end_children
 from user_interaction import UserInteraction
 from user_interaction.testing import ScriptedProvider
 
@@ -21,3 +22,10 @@ def ui(request: pytest.FixtureRequest) -> Iterator[UserInteraction]:
         if "scripted" in request.fixturenames:
             context.register_provider(request.getfixturevalue("scripted"))
         yield context
+
+
+@pytest.fixture(autouse=True)
+def _no_child_left() -> Iterator[None]:
+    """A command line a failed test left running is killed and closed with the test."""
+    yield
+    end_children()

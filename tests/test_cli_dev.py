@@ -32,6 +32,7 @@ VERSION = "v1"
 
 class LineProvider:
     def ask(self, request):
+        print("[provider] reading", flush=True)  # the ask has reached the provider
         line = sys.stdin.readline()
         if not line:
             raise EOFError("no more input")
@@ -68,6 +69,7 @@ def test_dev_reloads_a_file_provider_without_losing_the_pending_ask(tmp_path: Pa
     child.send("a")
     answered(child, "v1:a")
     child.expect(r"^\[dev\] round 2: ")
+    child.expect(r"^\[provider\] reading")  # pending on the old code before the edit
     edit(source, '"v1"', '"v2"')
     child.expect(
         r"^\[dev\] line_provider\.py changed; reloaded; "
@@ -94,6 +96,7 @@ def test_dev_keeps_the_old_provider_after_a_broken_edit(tmp_path: Path) -> None:
     child.send("a")
     answered(child, "v1:a")
     child.expect(r"^\[dev\] round 2: ")
+    child.expect(r"^\[provider\] reading")
     broken = source.read_text(encoding="utf-8")
     edit(source, broken, broken.replace("LineProvider(:", "LineProvider:").replace("v1", "v3"))
     child.expect(r"^\[dev\] line_provider\.py changed; reloaded; the question on screen")
@@ -198,6 +201,7 @@ def test_dev_reloads_every_module_of_a_package(tmp_path: Path) -> None:
 
         class PackageProvider:
             def ask(self, request):
+                print("[provider] reading", flush=True)
                 line = sys.stdin.readline().strip()
                 return AskUserQuestionAnswer(
                     [AskUserQuestionAnswerItem(q.id, custom=f"{TEXT}:{line}")
@@ -212,6 +216,7 @@ def test_dev_reloads_every_module_of_a_package(tmp_path: Path) -> None:
     child.send("a")
     answered(child, "old:a")
     child.expect(r"^\[dev\] round 2: ")
+    child.expect(r"^\[provider\] reading")
     edit(helper, '"old"', '"new"')
     child.expect(r"^\[dev\] _text\.py changed; reloaded")
     child.send("b")
@@ -307,6 +312,7 @@ def test_dev_with_watchfiles(tmp_path: Path) -> None:
     child.send("a")
     answered(child, "v1:a")
     child.expect(r"^\[dev\] round 2: ")
+    child.expect(r"^\[provider\] reading")  # pending on the old code before the edit
     edit(source, '"v1"', '"v2"')
     child.expect(r"^\[dev\] line_provider\.py changed; reloaded")
     child.send("b")

@@ -789,7 +789,9 @@ def test_enter_in_a_multi_line_box_makes_a_new_line_and_ctrl_enter_submits(
     assert name.custom == "Bike\nShed"
     assert two.selected == ("yarn",)
 
-    # Cmd+Enter (Meta) submits from a multi-line box as well
+    # Cmd+Enter (Meta) submits from a multi-line box as well (once the card just sent has
+    # had its reply and left: the agent has its answer before the page has the reply)
+    expect(tab.card(QUESTION)).to_have_count(0)
     typed = agent.ask(AskUserQuestionItem("name", "What should the project be called?"))
     free = tab.cards().first.get_by_role("textbox", name="Your answer")
     free.focus()
@@ -877,8 +879,10 @@ def test_keyboard_only_answering(tab: Tab, agent: Agent) -> None:
     keyboard.press("Enter")
     assert single.result(PROMPTLY).get("one").selected == ("npm",)  # type: ignore[union-attr]
 
+    # Each new card is found by its question: the card just answered may still be on the
+    # page, waiting for its reply, when the agent already has the answer and asks again.
     multi = agent.ask(package_question("many", multi=True))
-    card = tab.cards().first
+    card = tab.card_for("many")
     expect(card).to_have_count(1)
     card.get_by_role("checkbox", name="pnpm", exact=True).focus()
     keyboard.press("Space")
@@ -889,7 +893,7 @@ def test_keyboard_only_answering(tab: Tab, agent: Agent) -> None:
     assert multi.result(PROMPTLY).get("many").selected == ("pnpm", "yarn")  # type: ignore[union-attr]
 
     other = agent.ask(package_question("typed"))
-    card = tab.cards().first
+    card = tab.card_for("typed")
     card.get_by_role("radio", name="pnpm", exact=True).focus()
     keyboard.press("Tab")  # from the radio group to the "Other" text box
     keyboard.type("deno")
@@ -899,10 +903,11 @@ def test_keyboard_only_answering(tab: Tab, agent: Agent) -> None:
     assert (item.selected, item.custom) == ((), "deno")
 
     declined = agent.ask(package_question("no"))
-    tab.cards().first.get_by_role("radio", name="pnpm", exact=True).focus()
+    card = tab.card_for("no")
+    card.get_by_role("radio", name="pnpm", exact=True).focus()
     for _ in range(4):  # Other text, Notes, Cancel, Decline
         keyboard.press("Tab")
-    expect(tab.cards().first.get_by_role("button", name="Decline")).to_be_focused()
+    expect(card.get_by_role("button", name="Decline")).to_be_focused()
     keyboard.press("Enter")
     assert error_of(declined).code == ASK_DECLINED
 
