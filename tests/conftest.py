@@ -3,8 +3,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-
 from cli_support import end_children
+
 from user_interaction import UserInteraction
 from user_interaction.testing import ScriptedProvider
 
