@@ -11,7 +11,7 @@ asks through it. :meth:`Chain.ask`:
    asked) as a task of its own that the caller stops waiting for at once when its signal
    fires or its timeout passes (the task is then told and cancelled, never the caller);
 3. validates the final answer against the caller's request, and hands the outcome to the
-   observers on a thread of their own, waiting for them until the caller's deadline at
+   observers on one of the context's worker threads, waiting for them until the caller's deadline at
    most (what they raise is logged, never the caller's problem).
 """
 
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import sys
 from contextvars import ContextVar
-from threading import Thread
 from time import monotonic, perf_counter
 from typing import TYPE_CHECKING, Any, Callable, Final
 
@@ -38,6 +37,7 @@ if TYPE_CHECKING:
     import logging
 
     from ._registration import Registration
+    from ._workers import Workers
 
 __all__ = ["Chain", "compose"]
 
@@ -78,10 +78,12 @@ def compose(
     ui: object,
     active: Callable[[], Registration],
     broken: UserInteractionError | None,
+    workers: Workers,
 ) -> Chain | None:
     """The chain of ``pm``'s extensions for ``ui`` (whose active registration
-    ``active()`` returns), or ``None`` when they neither wrap nor observe."""
-    chain = Chain(active, broken)
+    ``active()`` returns; whose observers run on ``workers``), or ``None`` when they
+    neither wrap nor observe."""
+    chain = Chain(active, broken, workers)
     try:
         chain._compose(pm, ui)
     except UserInteractionError as exc:
@@ -101,9 +103,13 @@ class Chain:
     """One composition of a context's extensions; :meth:`ask` asks through it."""
 
     def __init__(
-        self, active: Callable[[], Registration], broken: UserInteractionError | None
+        self,
+        active: Callable[[], Registration],
+        broken: UserInteractionError | None,
+        workers: Workers,
     ) -> None:
         self._active = active
+        self._workers = workers  # the context's reused threads: observers run there
         self._broken = broken  # an installed extension failed to load
         self._failure: UserInteractionError | None = None  # ... or a wrapper to build
         self._function: AskFunction | None = None
@@ -302,7 +308,9 @@ class Chain:
         return _failed(name, "its wrapper raised", exc)
 
     # -- observing ----------------------------------------------------------------------
-    # Observers run on a thread of their own before the caller has the outcome, so an
+    # Observers run on one of the context's reused worker threads (a blocked one never
+    # holds the others: the pool starts a thread when none is idle) before the caller has
+    # the outcome, so an
     # audit line is written when ``ask`` returns; nothing they do changes that outcome.
     # The caller waits for them until its deadline (one second without one) and no more:
     # an observer still running then finishes on its own.
@@ -346,7 +354,7 @@ class Chain:
                 except RuntimeError:  # the loop is closed: nobody waits any more
                     pass
 
-        Thread(target=tell, name="user-interaction ask_finished", daemon=True).start()
+        self._workers.submit(tell)
         if wait:
             await asyncio.wait([told], timeout=wait)
 

@@ -199,7 +199,7 @@ class UserInteraction(_Prompts):
                 if self._stale:
                     pm = self._extensions()
                     self._stale = False  # a change from here on recomposes it again
-                    self._chain = compose(pm, self, self._registration, self._broken)
+                    self._chain = compose(pm, self, self._registration, self._broken, self._workers)
         return self._chain
 
     def close(self) -> None:
