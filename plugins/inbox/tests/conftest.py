@@ -55,9 +55,8 @@ if importlib.util.find_spec("user_interaction_inbox") is not None:
                 return opened[-1]
 
         else:
+            url = request.getfixturevalue("postgres_url")  # skips, or fails in CI, first
             from user_interaction_inbox._postgres import PostgresStore
-
-            url = request.getfixturevalue("postgres_url")
 
             def make() -> Store:
                 opened.append(PostgresStore(url))
