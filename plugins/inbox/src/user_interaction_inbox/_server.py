@@ -47,6 +47,7 @@ from user_interaction_web.guards import (
     read_json,
     token_matches,
 )
+from user_interaction_web.previews import with_trees
 
 from user_interaction import (
     ASK_ABORTED,
@@ -127,14 +128,15 @@ def status_of(ask: StoredAsk) -> dict[str, Any]:
 
 def card_of(ask: StoredAsk, now: float) -> dict[str, Any]:
     """A pending ask as the page shows it: the card of the shared page code base (its
-    ``askId`` and ``questions``), with the agent's label, the ask's ``age`` and, under a
-    deadline, its ``timeLeft`` in seconds at ``now`` (the page counts on its own clock)."""
+    ``askId`` and ``questions``, each preview with the tree the page renders), with the
+    agent's label, the ask's ``age`` and, under a deadline, its ``timeLeft`` in seconds at
+    ``now`` (the page counts on its own clock)."""
     card: dict[str, Any] = {
         "askId": ask.id,
         "agent": ask.agent,
         "key": ask.key,
         "age": max(0.0, now - ask.created),
-        "questions": ask.request.get("questions", []),
+        "questions": with_trees(ask.request.get("questions", [])),
     }
     if ask.deadline is not None:
         card["timeLeft"] = max(0.0, ask.deadline - now)
