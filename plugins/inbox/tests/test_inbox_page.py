@@ -185,6 +185,40 @@ def test_a_phone_sized_screen(inbox: Inbox, open_tab: Any) -> None:
     assert tab.page.evaluate("document.documentElement.scrollWidth") <= 390
 
 
+def test_a_preview_renders_as_on_the_web_providers_page(inbox: Inbox, open_tab: Any) -> None:
+    """The inbox's cards carry the same preview trees: headings, lists and highlighted
+    code render here too, and markup in a preview stays text."""
+    from playwright.sync_api import expect
+
+    preview = (
+        "## pnpm\n\n- strict\n- fast\n\n```python\nimport pnpm  # <b>not bold</b>\n```\n\n"
+        "<img src=x onerror=window.owned=1>"
+    )
+    question = {
+        "id": "pkg",
+        "question": QUESTION_TEXT,
+        "options": [{"label": "pnpm", "preview": preview}, {"label": "npm"}],
+    }
+    ask(inbox, "pkg", question=question)
+    tab = open_tab(page_of(inbox))
+    panel = tab.card_for("pkg").get_by_role("region", name="Preview")
+    expect(panel.get_by_role("heading", name="pnpm")).to_be_visible()
+    expect(panel.locator("ul > li")).to_have_text(["strict", "fast"])
+    code = panel.locator('pre[data-language="python"] > code')
+    expect(code).to_have_text("import pnpm  # <b>not bold</b>")
+    expect(code.locator(".tok-k")).to_have_text("import")
+    expect(code.locator(".tok-c")).to_have_text("# <b>not bold</b>")
+    assert code.locator(".tok-k").evaluate("(e) => getComputedStyle(e).color") != code.evaluate(
+        "(e) => getComputedStyle(e).color"
+    )
+    expect(panel).to_contain_text("<img src=x onerror=window.owned=1>")
+    assert tab.page.locator("img, b").count() == 0
+    assert tab.page.evaluate("() => window.owned") is None
+    # the list the command line reads is the agent's request as it was posted
+    (listed,) = inbox.call("GET", "/api/asks").body["asks"]
+    assert listed["request"]["questions"][0]["options"][0] == {"label": "pnpm", "preview": preview}
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_the_page_passes_axe_wcag_a_and_aa(inbox: Inbox, open_tab: Any, scheme: str) -> None:
     """axe-core finds no WCAG 2.1 A/AA violation: cards of several agents with their age

@@ -654,22 +654,91 @@ def test_markdown_previews_render_safely(tab: Tab, agent: Agent) -> None:
     expect(preview.locator(".markdown em")).to_have_text("em")
     expect(preview.locator(".markdown strong")).to_have_text("strong")
     expect(preview.locator("td").first).to_have_text("<img src=x onerror=window.owned=5>")
-    # links show where they point and are not links: nothing to click, nothing to follow
-    expect(preview.locator(".md-link", has_text="the docs")).to_contain_text(
-        "javascript:window.owned=3"
-    )
+    # a javascript: link is no link at all (the Markdown shows as it was written); others
+    # show where they point and are not links either: nothing to click, nothing to follow
+    expect(preview).to_contain_text("[the docs](javascript:window.owned=3)")
+    expect(preview.locator(".md-link", has_text="the docs")).to_have_count(0)
     expect(preview.locator(".md-link", has_text="https://example.org/page")).to_have_count(1)
     expect(preview).to_contain_text("image: a picture")
     dangerous = "img, script, iframe, a, [href], [src], [onerror], object, embed, svg, style"
     assert tab.page.locator("body").locator(dangerous).count() == 0  # the page has none
     url = tab.page.url
-    preview.locator(".md-link", has_text="the docs").click()
+    preview.locator(".md-link", has_text="https://example.org/page").click()
     assert tab.page.url == url
     assert tab.page.evaluate("() => window.owned") is None
     card.get_by_role("radio", name="evil", exact=True).check()
     card.get_by_role("button", name="Submit").click()
     assert future.result(PROMPTLY).get("evil").selected == ("evil",)  # type: ignore[union-attr]
     assert tab.page.evaluate("() => window.owned") is None
+
+
+CODE_PREVIEW = (
+    "## Retry with backoff\n\n"
+    "- waits *longer* each time\n- gives up after **five** tries\n\n"
+    "```python\n"
+    "def fetch(url: str) -> bytes:  # retried\n"
+    '    return get(url, timeout=5, label="<img src=x onerror=window.owned=1>")\n'
+    "```\n\n"
+    "<script>window.owned=2</script> and <img src=x onerror=window.owned=3>"
+)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_code_preview_is_highlighted_and_its_markdown_rendered(
+    browser: Browser, provider: WebProvider, agent: Agent, scheme: str
+) -> None:
+    """The server's tree becomes elements: a heading, a list, and the fenced code's tokens
+    in coloured spans; markup in the preview, in code or not, stays text."""
+    future = agent.ask(
+        AskUserQuestionItem(
+            "retry",
+            "How should the client retry?",
+            options=[
+                AskUserQuestionOption("Backoff", preview=CODE_PREVIEW),
+                AskUserQuestionOption("Never"),
+            ],
+        )
+    )
+    tab = Tab(browser, provider.start(), color_scheme=scheme)
+    try:
+        card = tab.card("How should the client retry?")
+        preview = card.get_by_role("region", name="Preview")
+        expect(preview.get_by_role("heading", name="Retry with backoff")).to_be_visible()
+        expect(preview.locator("ul > li")).to_have_text(
+            ["waits longer each time", "gives up after five tries"]
+        )
+        expect(preview.locator("li em")).to_have_text("longer")
+        code = preview.locator('pre[data-language="python"] > code')
+        expect(code).to_contain_text("def fetch(url: str) -> bytes:  # retried")
+        expect(code.locator(".tok-k").first).to_have_text("def")
+        expect(code.locator(".tok-nf")).to_have_text("fetch")
+        expect(code.locator(".tok-c")).to_have_text("# retried")
+        expect(code.locator(".tok-s").first).to_contain_text("<img src=x onerror=window.owned=1>")
+        expect(code.locator(".tok-m")).to_have_text("5")
+
+        def colour(locator: object) -> str:
+            value = locator.evaluate("(e) => getComputedStyle(e).color")  # type: ignore[attr-defined]
+            assert isinstance(value, str)
+            return value
+
+        plain = colour(code)
+        kinds = [colour(code.locator(f".tok-{name}").first) for name in ("k", "nf", "c", "s")]
+        assert plain not in kinds, (plain, kinds)
+        assert len(set(kinds)) == 4, kinds  # keywords, names, comments, strings apart
+        expect(preview).to_contain_text(
+            "<script>window.owned=2</script> and <img src=x onerror=window.owned=3>"
+        )
+        assert tab.page.locator("img, script:not([src])").count() == 0
+        shots = os.environ.get("USER_INTERACTION_WEB_SCREENSHOTS")
+        if shots:
+            card.screenshot(path=str(Path(shots) / f"web-code-preview-{scheme}.png"))
+        card.get_by_role("radio", name="Backoff").check()
+        card.get_by_role("button", name="Submit").click()
+        assert future.result(PROMPTLY).get("retry").selected == ("Backoff",)  # type: ignore[union-attr]
+        assert tab.page.evaluate("() => window.owned") is None
+        assert tab.errors == []
+    finally:
+        tab.close()
 
 
 def test_notes_typed_beside_a_selection_come_back(tab: Tab, agent: Agent) -> None:

@@ -18,6 +18,7 @@ import pytest
 import user_interaction_web
 from child_support import child_stderr
 from user_interaction_web import WebProvider
+from user_interaction_web.previews import tree
 from web_support import (
     PREVIEWS,
     PROMPTLY,
@@ -366,7 +367,8 @@ def test_notes_go_beside_a_selection_else_422(client: Client, agent: Agent) -> N
 
 
 def test_previews_reach_the_page(client: Client, agent: Agent) -> None:
-    """Both ways a page learns of an ask carry the options' previews, exactly as given."""
+    """Both ways a page learns of an ask carry the options' previews, exactly as given,
+    each with the tree the page renders."""
     stream = Stream(client)
     try:
         assert stream.next_event() == ("snapshot", {"asks": []})
@@ -383,6 +385,14 @@ def test_previews_reach_the_page(client: Client, agent: Agent) -> None:
             assert options["pnpm"]["preview"] == PREVIEWS["pnpm"]
             assert options["npm"]["preview"] == PREVIEWS["npm"]
             assert "preview" not in options["yarn"]  # absent, not null
+            assert "previewTree" not in options["yarn"]
+            for label in ("pnpm", "npm"):
+                assert options[label]["previewTree"] == tree(PREVIEWS[label])
+            assert options["npm"]["previewTree"][0] == {
+                "type": "heading",
+                "level": 1,
+                "children": ["npm"],
+            }
         client.post({"askId": card["askId"], "action": "cancel"})
         assert error_of(future).code == ASK_CANCELLED
     finally:
@@ -590,15 +600,24 @@ def test_listed_and_built_by_its_entry_point() -> None:
         assert url.split("#")[1] not in repr(provider)  # the token never shows in a repr
 
 
-def test_a_disposed_provider_refuses_asks(provider: WebProvider) -> None:
+def test_a_disposed_provider_starts_its_server_again_at_the_next_ask(
+    provider: WebProvider,
+) -> None:
+    """dispose() stops the server and nothing else (the asks end through their signals):
+    twice is harmless, and an ask after it, through another manager, is shown again."""
     provider.start()
     provider.dispose()
-    provider.dispose()  # idempotent
+    provider.dispose()
+    assert provider.url is None
     with UserInteraction() as ui:
         ui.register_provider(provider)
         agent = Agent(ui)
         try:
-            assert error_of(agent.ask(package_question())).code == PROVIDER_DISPOSED
+            future = agent.ask(package_question())
+            client = Client(provider.start())
+            (card,) = pending(client)
+            assert client.post({"askId": card["askId"], "action": "decline"}).status == 200
+            assert error_of(future).code == ASK_DECLINED
         finally:
             agent.close()
 

@@ -9,13 +9,7 @@ import secrets
 import threading
 from typing import TYPE_CHECKING, Final
 
-from user_interaction import (
-    PROVIDER_DISPOSED,
-    AskUserQuestionAnswer,
-    AskUserQuestionRequest,
-    UserInteractionError,
-    hookimpl,
-)
+from user_interaction import AskUserQuestionAnswer, AskUserQuestionRequest, hookimpl
 
 if TYPE_CHECKING:
     from ._server import Server
@@ -79,7 +73,6 @@ class WebProvider:
         self._open_browser = bool(open_browser) or os.environ.get(OPEN_ENV, "").strip() == "1"
         self._lock = threading.Lock()
         self._thread: _ServerThread | None = None
-        self._disposed = False
 
     @staticmethod
     def available() -> bool:
@@ -108,39 +101,33 @@ class WebProvider:
 
     @hookimpl
     async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
-        """Show ``request`` as a card and return the answer given on the page."""
-        thread = self._starting()
-        server = await asyncio.wrap_future(thread.ready)
-        with self._lock:  # never schedule onto a loop that dispose() is stopping
-            if self._disposed:
-                raise _disposed()
-            future = asyncio.run_coroutine_threadsafe(server.serve(request), server.loop)
+        """Show ``request`` as a card and return the answer given on the page. The ask ends
+        through its signal otherwise (abort, timeout, disposal: the manager fires it
+        before disposing of the provider), here while the server starts, else on the
+        server's loop, which withdraws the card."""
+        signal = request.signal
+        ready = asyncio.wrap_future(self._starting().ready)
+        server = await (ready if signal is None else signal.race(ready))
+        future = asyncio.run_coroutine_threadsafe(server.serve(request), server.loop)
         return await asyncio.wrap_future(future)
 
     def dispose(self) -> None:
-        """Withdraw every card, fail pending asks and release the port."""
+        """Stop the server: every page hears that the agent has stopped asking, and the
+        port is released. A later ask starts the server again."""
         with self._lock:
-            self._disposed = True
-            thread = self._thread
-            if thread is not None:
-                thread.stop()
+            thread, self._thread = self._thread, None
         if thread is not None:
+            thread.stop()
             thread.join()
 
     def _starting(self) -> _ServerThread:
         with self._lock:
-            if self._disposed:
-                raise _disposed()
             thread = self._thread
             failed = thread is not None and thread.ready.done() and thread.ready.exception()
             if thread is None or failed:  # a failed start (port in use) is retried
                 thread = _ServerThread(self._host, self._port, self._open_browser)
                 self._thread = thread
             return thread
-
-
-def _disposed() -> UserInteractionError:
-    return UserInteractionError("The web provider has been disposed.", PROVIDER_DISPOSED)
 
 
 class _ServerThread:

@@ -21,7 +21,6 @@ from user_interaction import (
     ASK_DECLINED,
     ASK_TIMEOUT,
     PROVIDER_DISPOSED,
-    AbortSignal,
     AskUserQuestionAnswer,
     AskUserQuestionRequest,
     UserInteractionError,
@@ -37,6 +36,7 @@ from .guards import (
     guard,
     read_json,
 )
+from .previews import with_trees
 
 __all__ = ["MAX_BODY", "SECURITY_HEADERS", "Server"]
 
@@ -67,18 +67,9 @@ class _Ask:
         left = None if signal is None else signal.time_left()
         return self.card if left is None else {**self.card, "timeLeft": left}
 
-    def withdrawn(self) -> dict[str, Any]:
-        """The withdraw event: with ``code`` when the agent's side ended the ask (timeout,
-        abort, disposal), so pages say so instead of dropping the card silently."""
-        future = self.future
-        if future.done() and not future.cancelled():
-            error = future.exception()
-            if isinstance(error, UserInteractionError) and error.code in _AGENT_ENDED:
-                return {"askId": self.card["askId"], "code": error.code}
-        return {"askId": self.card["askId"]}
 
-
-#: How an ask ends from the agent's side, not the page's.
+#: How an ask ends from the agent's side, not the page's: the withdraw event says so, so
+#: pages tell the human instead of dropping the card silently.
 _AGENT_ENDED: Final = frozenset({ASK_TIMEOUT, ASK_ABORTED, PROVIDER_DISPOSED})
 
 
@@ -107,7 +98,6 @@ class Server:
         self.url = ""
         self._asks: dict[str, _Ask] = {}
         self._pages: set[_Page] = set()
-        self._serving: set[asyncio.Task[Any]] = set()
         self._ids = itertools.count(1)
         self._closing = False
         # The address is printed once per stretch without a page: at start, then again
@@ -139,18 +129,12 @@ class Server:
         self.url = f"{self.origin}/#{self.token}"
 
     async def close(self) -> None:
-        """Fail pending asks, end every event stream and release the port."""
+        """End every event stream and release the port. Pending asks have ended already:
+        the manager fires each one's signal before it disposes of the provider."""
         self._closing = True
-        for ask in self._asks.values():
-            if not ask.future.done():
-                ask.future.set_exception(
-                    UserInteractionError("The web provider was disposed.", PROVIDER_DISPOSED)
-                )
         for page in self._pages:  # say so, so the pages stop trying to reconnect
             page.queue.put_nowait(_event("closed", {}))
             page.queue.put_nowait(None)
-        if self._serving:
-            await asyncio.wait(self._serving, timeout=1.0)
         if self._runner is not None:
             await self._runner.cleanup()
 
@@ -176,28 +160,29 @@ class Server:
         card is withdrawn from every page however the ask ends."""
         if self._closing:
             raise UserInteractionError("The web provider was disposed.", PROVIDER_DISPOSED)
-        task = asyncio.current_task()
-        assert task is not None
-        self._serving.add(task)
         ask_id = f"{next(self._ids)}-{secrets.token_hex(4)}"
-        card = {"askId": ask_id, "questions": [item.to_dict() for item in request.questions]}
-        ask = _Ask(request, card)
+        questions = with_trees(item.to_dict() for item in request.questions)
+        ask = _Ask(request, {"askId": ask_id, "questions": questions})
         self._asks[ask_id] = ask
-        remove = _nothing
+        signal = request.signal
+        ended: str | None = None  # the code of the error the ask ended with
         try:
             self._broadcast("ask", ask.shown())
             self._announce_if_unseen()
-            signal = request.signal
-            if signal is not None:
-                remove = signal.add_callback(
-                    lambda: self.loop.call_soon_threadsafe(_settle, ask.future, _error_of(signal))
-                )
-            return await ask.future
+            return await (ask.future if signal is None else signal.race(ask.future))
+        except UserInteractionError as error:
+            ended = error.code
+            raise
+        except asyncio.CancelledError:  # the provider's task was cancelled: after its signal
+            if signal is not None and signal.aborted:
+                ended = signal.error().code
+            raise
         finally:
-            remove()
             del self._asks[ask_id]
-            self._serving.discard(task)
-            self._broadcast("withdraw", ask.withdrawn())
+            withdrawn = {"askId": ask_id}
+            if ended is not None and ended in _AGENT_ENDED:
+                withdrawn["code"] = ended
+            self._broadcast("withdraw", withdrawn)
 
     def _announce_if_unseen(self) -> None:
         if self._announced or any(page.connected for page in self._pages):
@@ -279,23 +264,3 @@ def _token_of(request: web.Request) -> str:
 
 def _event(name: str, data: object) -> bytes:
     return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
-
-
-def _error_of(signal: AbortSignal) -> UserInteractionError:
-    """The error an ask ended by ``signal`` reports (its reason, when it is one)."""
-    reason = signal.reason
-    if isinstance(reason, UserInteractionError):
-        return reason
-    error = UserInteractionError("The ask was aborted.", ASK_ABORTED)
-    if isinstance(reason, BaseException):
-        error.__cause__ = reason
-    return error
-
-
-def _settle(future: asyncio.Future[Any], error: BaseException) -> None:
-    if not future.done():
-        future.set_exception(error)
-
-
-def _nothing() -> None:
-    pass

@@ -1,6 +1,7 @@
 // The cards of a page showing pending asks, shared by the web provider's page and the
 // inbox's page: the markup rules (model text only ever reaches the DOM through
-// textContent, value and setAttribute, never as HTML), the answers built from a card, and
+// textContent, text nodes, value and setAttribute, never as HTML; previews come as trees
+// the server parsed), the answers built from a card, and
 // the board of cards (count, jump list, countdown, receipts, notices). The page's own
 // script brings the transport: where asks come from and where answers go.
 "use strict";
@@ -18,285 +19,113 @@ window.UserInteractionCards = (() => {
     return node;
   }
 
-  // -- Markdown, for option previews ------------------------------------------------------
-  // A small renderer that builds nodes with createElement and textContent only: HTML in
-  // the Markdown stays literal text, links show their address and are never followed (no
-  // <a>), images show as text (no <img>). Paragraphs, ATX headings, fenced code, block
-  // quotes, lists, tables, rules; inline code, strong, emphasis, strikethrough, links.
+  // -- previews ---------------------------------------------------------------------------
+  // An option's preview arrives as a tree the server made of its Markdown (markdown-it-py
+  // with raw HTML off, code highlighted by Pygments: user_interaction_web.previews). Here
+  // it becomes elements, built with createElement and text nodes only: links show their
+  // text and address and are never followed (no <a>), images show as text (no <img>).
 
-  const MAX_DEPTH = 8; // deeper nesting renders as text, so no input can exhaust the stack
-  const REACH = 1000; // how far inline markup may span: keeps unclosed markers from costing n²
-  const FENCE = /^( {0,3})(`{3,}|~{3,})(.*)$/;
-  const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
-  const RULE = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
-  const QUOTE = /^ {0,3}> ?(.*)$/;
-  const ITEM = /^( {0,3})([-*+]|\d{1,9}[.)])(?:([ \t]+)(.*))?$/;
-  const TABLE_RULE = /^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
+  const BLOCKS = { paragraph: "p", quote: "blockquote", item: "li", em: "em", strong: "strong", del: "del" };
+  const TOKEN_CLASS = /^[a-z]{1,3}$/;
 
-  function renderMarkdown(source) {
+  function renderPreview(tree) {
     const root = el("div", { className: "markdown" });
-    root.append(...blocks(source.replace(/\r\n?/g, "\n").split("\n"), 0));
+    appendNodes(root, tree);
     return root;
   }
 
-  function startsBlock(line, next) {
-    return (
-      FENCE.test(line) ||
-      HEADING.test(line) ||
-      RULE.test(line) ||
-      QUOTE.test(line) ||
-      ITEM.test(line) ||
-      (line.includes("|") && next !== undefined && TABLE_RULE.test(next))
-    );
+  function appendNodes(parent, nodes) {
+    if (!Array.isArray(nodes)) return;
+    for (const node of nodes) {
+      if (typeof node === "string") parent.append(node); // a text node, never markup
+      else if (node && typeof node === "object") {
+        const made = renderNode(node);
+        if (made) parent.append(made);
+      }
+    }
   }
 
-  function blocks(lines, depth) {
-    const nodes = [];
-    let i = 0;
-    while (i < lines.length) {
-      const line = lines[i];
-      let m;
-      if (!line.trim()) {
-        i += 1;
-      } else if (depth >= MAX_DEPTH) {
-        nodes.push(el("p", { text: lines.slice(i).join("\n") }));
-        break;
-      } else if ((m = FENCE.exec(line)) && !(m[2][0] === "`" && m[3].includes("`"))) {
-        const [, indent, fence, info] = m;
-        const body = [];
-        i += 1;
-        while (i < lines.length) {
-          const close = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(lines[i]);
-          if (close && close[1][0] === fence[0] && close[1].length >= fence.length) break;
-          body.push(lines[i].replace(new RegExp(`^ {0,${indent.length}}`), ""));
-          i += 1;
-        }
-        i += 1; // the closing fence (or the end)
-        const code = el("code", { text: body.join("\n") });
-        const language = info.trim().split(/\s+/)[0];
-        nodes.push(el("pre", { "data-language": language || undefined }, code));
-      } else if ((m = HEADING.exec(line))) {
-        const level = Math.min(6, m[1].length + 2); // under the page's h1 and the question
+  function renderNode(node) {
+    const tag = BLOCKS[node.type];
+    if (tag) {
+      const made = el(tag);
+      appendNodes(made, node.children);
+      return made;
+    }
+    switch (node.type) {
+      case "heading": {
+        // under the page's h1 and the card's questions
+        const level = Math.min(6, Math.max(1, Number(node.level) || 1) + 2);
         const heading = el(`h${level}`, { className: "md-heading" });
-        heading.append(...inline(m[2] || "", depth));
-        nodes.push(heading);
-        i += 1;
-      } else if (RULE.test(line)) {
-        nodes.push(el("hr"));
-        i += 1;
-      } else if (QUOTE.test(line)) {
-        const quoted = [];
-        while (i < lines.length && (m = QUOTE.exec(lines[i]))) {
-          quoted.push(m[1]);
-          i += 1;
-        }
-        nodes.push(el("blockquote", {}, ...blocks(quoted, depth + 1)));
-      } else if (ITEM.test(line)) {
-        i = listBlock(lines, i, depth, nodes);
-      } else if (line.includes("|") && i + 1 < lines.length && TABLE_RULE.test(lines[i + 1])) {
-        i = tableBlock(lines, i, depth, nodes);
-      } else {
-        const text = [line.trim()];
-        i += 1;
-        while (i < lines.length && lines[i].trim() && !startsBlock(lines[i], lines[i + 1])) {
-          text.push(lines[i].trim());
-          i += 1;
-        }
-        const paragraph = el("p");
-        paragraph.append(...inline(text.join("\n"), depth));
-        nodes.push(paragraph);
+        appendNodes(heading, node.children);
+        return heading;
       }
-    }
-    return nodes;
-  }
-
-  // One list (bullets or numbers) from lines[i]; returns the index after it.
-  function listBlock(lines, i, depth, nodes) {
-    const first = ITEM.exec(lines[i]);
-    const ordered = /\d/.test(first[2]);
-    const marker = first[2].slice(-1); // "-", "*", "+", "." or ")": another one ends the list
-    const sameList = (m) => m !== null && /\d/.test(m[2]) === ordered && m[2].slice(-1) === marker;
-    const items = [];
-    let item = null;
-    while (i < lines.length) {
-      const line = lines[i];
-      const m = ITEM.exec(line);
-      if (sameList(m) && (item === null || m[1].length < item.width)) {
-        item = { width: m[1].length + m[2].length + Math.min((m[3] || " ").length, 4), lines: [m[4] || ""] };
-        items.push(item);
-      } else if (!line.trim()) {
-        const next = lines.slice(i + 1).find((l) => l.trim());
-        if (next === undefined) break;
-        const indent = next.length - next.trimStart().length;
-        if (indent < item.width && !sameList(ITEM.exec(next))) break;
-        item.lines.push("");
-      } else if (line.length - line.trimStart().length >= item.width) {
-        item.lines.push(line.slice(item.width));
-      } else if (!startsBlock(line, lines[i + 1]) && item.lines[item.lines.length - 1].trim()) {
-        item.lines.push(line.trim()); // a lazy continuation of the item's paragraph
-      } else {
-        break;
+      case "list": {
+        const list = el(node.ordered ? "ol" : "ul");
+        if (node.ordered && Number.isInteger(node.start) && node.start !== 1) list.setAttribute("start", String(node.start));
+        appendNodes(list, node.children);
+        return list;
       }
-      i += 1;
-    }
-    const node = el(ordered ? "ol" : "ul", {}, ...items.map((each) => renderItem(each, depth)));
-    const start = parseInt(first[2], 10);
-    if (ordered && start !== 1) node.setAttribute("start", String(start));
-    nodes.push(node);
-    return i;
-  }
-
-  function renderItem(item, depth) {
-    const li = el("li");
-    const content = blocks(item.lines, depth + 1);
-    if (content.length === 1 && content[0].tagName === "P") li.append(...content[0].childNodes);
-    else li.append(...content);
-    return li;
-  }
-
-  function cells(line) {
-    let row = line.trim();
-    if (row.startsWith("|")) row = row.slice(1);
-    if (row.endsWith("|") && !row.endsWith("\\|")) row = row.slice(0, -1);
-    return row.split(/(?<!\\)\|/).map((cell) => cell.trim().replace(/\\\|/g, "|"));
-  }
-
-  function tableBlock(lines, i, depth, nodes) {
-    const head = cells(lines[i]);
-    const aligns = cells(lines[i + 1]).map((rule) =>
-      rule.endsWith(":") ? (rule.startsWith(":") ? "center" : "right") : rule.startsWith(":") ? "left" : null,
-    );
-    const row = (values, tag) => {
-      const tr = el("tr");
-      head.forEach((_, column) => {
-        const cell = el(tag, { className: aligns[column] ? `align-${aligns[column]}` : undefined });
-        cell.append(...inline(values[column] || "", depth));
-        tr.append(cell);
-      });
-      return tr;
-    };
-    const body = el("tbody");
-    i += 2;
-    while (i < lines.length && lines[i].trim() && lines[i].includes("|")) {
-      body.append(row(cells(lines[i]), "td"));
-      i += 1;
-    }
-    nodes.push(el("div", { className: "table" }, el("table", {}, el("thead", {}, row(head, "th")), body)));
-    return i;
-  }
-
-  // Inline Markdown as nodes: text, <code>, <strong>, <em>, <del>, and links as text.
-  function inline(text, depth) {
-    const nodes = [];
-    let plain = "";
-    const flush = () => {
-      if (plain) nodes.push(document.createTextNode(plain));
-      plain = "";
-    };
-    const wrap = (tag, inner, className) => {
-      flush();
-      const node = el(tag, { className });
-      node.append(...(depth + 1 >= MAX_DEPTH ? [inner] : inline(inner, depth + 1)));
-      nodes.push(node);
-    };
-    let i = 0;
-    while (i < text.length) {
-      const rest = text.slice(i, i + REACH);
-      const before = i ? text[i - 1] : " ";
-      let m;
-      if (rest[0] === "\\" && /^\\[!-/:-@[-`{-~]/.test(rest)) {
-        plain += rest[1];
-        i += 2;
-      } else if (rest[0] === "`") {
-        // a code span runs to the next run of exactly as many backticks, else it is text
-        const open = /^`+/.exec(rest)[0].length;
-        const closer = new RegExp(`(?<!\`)\`{${open}}(?!\`)`, "g");
-        closer.lastIndex = open;
-        const close = closer.exec(rest);
-        if (close) {
-          flush();
-          let code = rest.slice(open, close.index).replace(/\n/g, " ");
-          if (/^ .*[^ ].* $/.test(code)) code = code.slice(1, -1);
-          nodes.push(el("code", { text: code }));
-          i += close.index + open;
-        } else {
-          plain += rest.slice(0, open);
-          i += open;
+      case "codeblock": {
+        const code = el("code");
+        for (const run of Array.isArray(node.runs) ? node.runs : []) {
+          const [name, text] = run;
+          const value = String(text ?? "");
+          if (name && TOKEN_CLASS.test(name)) code.append(el("span", { className: `tok tok-${name}`, text: value }));
+          else code.append(value);
         }
-      } else if (rest[0] === "!" && rest[1] === "[" && (m = linkAt(rest.slice(1)))) {
-        flush();
+        return el("pre", { "data-language": typeof node.language === "string" ? node.language : undefined }, code);
+      }
+      case "rule":
+        return el("hr");
+      case "table": {
+        const head = el("thead");
+        const body = el("tbody");
+        for (const row of Array.isArray(node.children) ? node.children : []) {
+          const tr = el("tr");
+          for (const cell of Array.isArray(row.children) ? row.children : []) {
+            const align = ["left", "center", "right"].includes(cell.align) ? `align-${cell.align}` : undefined;
+            const made = el(row.head ? "th" : "td", { className: align });
+            appendNodes(made, cell.children);
+            tr.append(made);
+          }
+          (row.head ? head : body).append(tr);
+        }
+        return el("div", { className: "table" }, el("table", {}, head.firstChild ? head : null, body));
+      }
+      case "code":
+        return el("code", { text: String(node.text ?? "") });
+      case "break":
+        return el("br");
+      case "link": {
+        const link = el("span", { className: "md-link" });
+        appendNodes(link, node.children);
+        const href = typeof node.href === "string" ? node.href : "";
+        const shown = link.textContent;
+        if (href && href !== shown && href !== `mailto:${shown}`) link.append(el("span", { className: "md-url", text: href }));
+        return link;
+      }
+      case "image": {
         const image = el("span", { className: "md-link md-image" });
-        image.append(el("span", { text: `image: ${m.label || "(no description)"}` }));
-        if (m.url) image.append(el("span", { className: "md-url", text: m.url }));
-        nodes.push(image);
-        i += 1 + m.length;
-      } else if (rest[0] === "[" && (m = linkAt(rest))) {
-        flush();
-        const node = el("span", { className: "md-link" });
-        node.append(...(depth + 1 >= MAX_DEPTH ? [m.label] : inline(m.label, depth + 1)));
-        if (m.url && m.url !== m.label) node.append(el("span", { className: "md-url", text: m.url }));
-        nodes.push(node);
-        i += m.length;
-      } else if ((m = /^<([a-zA-Z][a-zA-Z0-9+.-]{1,31}:[^\s<>]*)>/.exec(rest))) {
-        flush();
-        nodes.push(el("span", { className: "md-link md-url", text: m[1] }));
-        i += m[0].length;
-      } else if ((m = /^(\*\*|__)(?=\S)([\s\S]*?\S)\1/.exec(rest)) && (m[1] === "**" || !/\w/.test(before))) {
-        wrap("strong", m[2]);
-        i += m[0].length;
-      } else if ((m = /^~~(?=\S)([\s\S]*?\S)~~/.exec(rest))) {
-        wrap("del", m[1]);
-        i += m[0].length;
-      } else if (
-        (m = /^([*_])(?=[^\s*_])([\s\S]*?[^\s\\])\1(?![*_\w])/.exec(rest)) &&
-        (m[1] === "*" || !/\w/.test(before))
-      ) {
-        wrap("em", m[2]);
-        i += m[0].length;
-      } else {
-        // copy up to the next character that could start something
-        const next = rest.slice(1).search(/[\\`![<*_~]/);
-        const length = next < 0 ? rest.length : next + 1;
-        plain += rest.slice(0, length);
-        i += length;
+        image.append(el("span", { text: `image: ${node.alt || "(no description)"}` }));
+        if (typeof node.src === "string") image.append(el("span", { className: "md-url", text: node.src }));
+        return image;
+      }
+      case "omitted":
+        return el("p", { className: "md-omitted", text: `… ${Number(node.characters) || 0} more characters not shown` });
+      default: {
+        // a node this page does not know: its text, if any
+        const span = el("span");
+        appendNodes(span, node.children);
+        return span.firstChild ? span : null;
       }
     }
-    flush();
-    return nodes;
   }
 
-  // "[label](url "title")" at the start of text: {label, url, length}, or null.
-  function linkAt(text) {
-    let depth = 0;
-    let end = -1;
-    for (let i = 0; i < text.length; i += 1) {
-      const c = text[i];
-      if (c === "\\") i += 1;
-      else if (c === "`") {
-        const close = text.indexOf("`", i + 1);
-        if (close < 0) break;
-        i = close;
-      } else if (c === "[") depth += 1;
-      else if (c === "]" && --depth === 0) {
-        end = i;
-        break;
-      }
-    }
-    if (end < 0 || text[end + 1] !== "(") return null;
-    let parens = 0;
-    for (let i = end + 2; i < text.length; i += 1) {
-      const c = text[i];
-      if (c === "\\") i += 1;
-      else if (c === "(") parens += 1;
-      else if (c === ")" && parens-- === 0) {
-        let target = text.slice(end + 2, i).trim();
-        const titled = /^(\S+)\s+(?:"[^"]*"|'[^']*'|\([^)]*\))$/.exec(target);
-        if (titled) target = titled[1];
-        if (target.startsWith("<") && target.endsWith(">")) target = target.slice(1, -1);
-        return { label: text.slice(1, end), url: target, length: i + 1 };
-      } else if (c === "\n") return null;
-    }
-    return null;
+  // A preview without its tree (not made by this page's server): its Markdown as text.
+  function previewOf(option) {
+    if (Array.isArray(option.previewTree)) return renderPreview(option.previewTree);
+    return el("div", { className: "markdown" }, el("p", { text: option.preview }));
   }
 
   // -- rendering ----------------------------------------------------------------------
@@ -421,7 +250,7 @@ window.UserInteractionCards = (() => {
     const title = el("p", { className: "preview-title" });
     const body = el("div", { className: "preview-body" });
     panel.append(title, body);
-    const rendered = new Map(); // option index -> its Markdown, rendered once when first shown
+    const rendered = new Map(); // option index -> its preview, rendered once when first shown
     let hovered = null;
     let focused = null;
     let checked = null;
@@ -442,7 +271,7 @@ window.UserInteractionCards = (() => {
         body.replaceChildren(el("p", { className: "preview-none", text: "This option has no preview." }));
         return;
       }
-      if (!rendered.has(index)) rendered.set(index, renderMarkdown(option.preview));
+      if (!rendered.has(index)) rendered.set(index, previewOf(option));
       body.replaceChildren(rendered.get(index));
     };
     inputs.forEach((input, i) => {
@@ -948,5 +777,5 @@ window.UserInteractionCards = (() => {
     };
   }
 
-  return { el, createBoard, renderMarkdown };
+  return { el, createBoard, renderPreview };
 })();
