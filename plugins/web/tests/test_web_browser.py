@@ -1114,7 +1114,7 @@ def test_the_page_passes_axe_wcag_a_and_aa(
 SCREENSHOT_PREVIEWS = {
     "pnpm": (
         "**pnpm** keeps one copy of each package and links it into `node_modules`.\n\n"
-        "```sh\npnpm install --frozen-lockfile\n```\n\n"
+        "```sh\n# CI installs what the lockfile says\npnpm install --frozen-lockfile\n```\n\n"
         "- strict: no phantom dependencies\n- lockfile: `pnpm-lock.yaml`"
     ),
     "npm": "Ships with Node.\n\n```sh\nnpm ci\n```\n\n- lockfile: `package-lock.json`",
