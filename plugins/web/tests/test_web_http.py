@@ -3,6 +3,8 @@ what it refuses), the answer protocol's status codes, and the provider's life cy
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import json
 import os
 import re
@@ -11,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import wait
 from importlib.resources import files
 from pathlib import Path
 
@@ -39,7 +42,9 @@ from user_interaction import (
     PROVIDER_DISPOSED,
     AbortController,
     AskUserQuestionItem,
+    AskUserQuestionRequest,
     UserInteraction,
+    UserInteractionError,
 )
 
 SECURITY_HEADERS = {
@@ -439,6 +444,63 @@ def test_abort_and_timeout_withdraw_the_card_and_a_late_post_is_409(
         assert client.post({"askId": event[1]["askId"], "action": "cancel"}).status == 409
     finally:
         stream.close()
+
+
+def test_an_ask_aborted_and_cancelled_at_once_leaves_no_error_unretrieved(
+    client: Client, provider: WebProvider, caplog: pytest.LogCaptureFixture
+) -> None:
+    # What the manager does when an ask times out: fire the provider's signal, then cancel
+    # its task. On 3.9 and 3.10 the server's task then ended with the signal's error while
+    # its waiter was already cancelled, and asyncio logged "Task exception was never
+    # retrieved" on stderr; the card must leave all the same.
+    loop = asyncio.new_event_loop()
+    runner = threading.Thread(target=loop.run_forever, daemon=True)
+    runner.start()
+    tasks: list[asyncio.Task[object]] = []
+
+    async def asking(request: AskUserQuestionRequest) -> object:
+        task = asyncio.current_task()
+        assert task is not None
+        tasks.append(task)
+        return await provider.ask(request)
+
+    async def end(task: asyncio.Task[object], controller: AbortController) -> None:
+        controller.abort()
+        task.cancel()
+
+    server_loop = provider._thread.ready.result().loop  # type: ignore[union-attr]
+    stream = Stream(client)
+    try:
+        assert stream.next_event() == ("snapshot", {"asks": []})
+        for _ in range(20):
+            controller = AbortController()
+            request = AskUserQuestionRequest([package_question()], signal=controller.signal)
+            asked = asyncio.run_coroutine_threadsafe(asking(request), loop)
+            event = stream.next_event()
+            assert event is not None
+            assert event[0] == "ask"
+            # the server's loop is held meanwhile, so what both send it is queued before it
+            # goes on, as happens on a busy machine
+            held, release = threading.Event(), threading.Event()
+            server_loop.call_soon_threadsafe(lambda: (held.set(), release.wait(60)))
+            assert held.wait(60)
+            asyncio.run_coroutine_threadsafe(end(tasks[-1], controller), loop).result(60)
+            release.set()
+            assert stream.next_event() == (
+                "withdraw",
+                {"askId": event[1]["askId"], "code": "ASK_ABORTED"},
+            )
+            wait([asked], 60)
+            assert asked.cancelled() or isinstance(asked.exception(), UserInteractionError)
+    finally:
+        stream.close()
+        loop.call_soon_threadsafe(loop.stop)
+        runner.join(60)
+        loop.close()
+    provider.dispose()  # ends the server's loop: none of its tasks is left
+    tasks.clear()  # a cancelled task's error leads to the server's task: free both
+    gc.collect()
+    assert [r.getMessage() for r in caplog.records if "never retrieved" in r.getMessage()] == []
 
 
 def test_concurrent_asks_are_separate_cards_in_arrival_order(client: Client, agent: Agent) -> None:

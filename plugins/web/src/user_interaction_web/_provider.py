@@ -7,7 +7,7 @@ import concurrent.futures
 import os
 import secrets
 import threading
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Awaitable, Final
 
 from user_interaction import AskUserQuestionAnswer, AskUserQuestionRequest, hookimpl
 
@@ -108,8 +108,12 @@ class WebProvider:
         signal = request.signal
         ready = asyncio.wrap_future(self._starting().ready)
         server = await (ready if signal is None else signal.race(ready))
-        future = asyncio.run_coroutine_threadsafe(server.serve(request), server.loop)
-        return await asyncio.wrap_future(future)
+        future = asyncio.run_coroutine_threadsafe(_settled(server.serve(request)), server.loop)
+        answer, error = await asyncio.wrap_future(future)
+        if error is not None:
+            raise error
+        assert answer is not None
+        return answer
 
     def dispose(self) -> None:
         """Stop the server: every page hears that the agent has stopped asking, and the
@@ -128,6 +132,19 @@ class WebProvider:
                 thread = _ServerThread(self._host, self._port, self._open_browser)
                 self._thread = thread
             return thread
+
+
+async def _settled(
+    serving: Awaitable[AskUserQuestionAnswer],
+) -> tuple[AskUserQuestionAnswer | None, Exception | None]:
+    """``serving``'s answer or error, never raised on the server's loop: the manager
+    fires the ask's signal and cancels its task at once, so the server's task can end
+    with the signal's error just as its waiter here is cancelled, and asyncio would log
+    that error as never retrieved."""
+    try:
+        return await serving, None
+    except Exception as error:
+        return None, error
 
 
 class _ServerThread:
