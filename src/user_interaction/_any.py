@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Union
+from typing import TYPE_CHECKING, Any, Final, Union
 
 from ._abort import AbortController, AbortSignal
 from ._ask import Ask
@@ -28,6 +28,9 @@ from ._errors import (
 from ._hooks import hookimpl
 from ._model import AskUserQuestionAnswer, AskUserQuestionRequest, with_signal
 from ._registration import Registration, load_registration
+
+if TYPE_CHECKING:
+    from ._decisions import DecisionKeeper
 
 __all__ = ["ANY", "AnyProvider", "ChildSpec", "children_from_env"]
 
@@ -157,7 +160,7 @@ class AnyProvider:
                 losers.add(task)
         return losers
 
-    def decision_store(self) -> object | None:
+    def decision_store(self) -> DecisionKeeper | None:
         """The first child's own decision store (the inbox's), if a child keeps one."""
         from ._decisions import provider_decisions
 

@@ -13,7 +13,7 @@ import os
 import time
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Final, Union
+from typing import TYPE_CHECKING, Callable, Final, Protocol, Union
 
 import attrs
 
@@ -27,6 +27,7 @@ __all__ = [
     "DECISIONS_ENV",
     "ActiveProviderDecisions",
     "Decision",
+    "DecisionKeeper",
     "DecisionStore",
     "decisions_path",
     "provider_decisions",
@@ -69,6 +70,15 @@ def decisions_path() -> Path:
     if chosen:
         return Path(chosen).expanduser()
     return state_dir() / "decisions.sqlite3"
+
+
+class DecisionKeeper(Protocol):
+    """Where :class:`RememberedDecisions` keeps decisions: a :class:`DecisionStore`, or a
+    provider's own (``decision_store()``, as the inbox offers)."""
+
+    def get(self, name: str) -> Decision | None: ...
+
+    def put(self, name: str, allowed: bool) -> object: ...
 
 
 class DecisionStore:
@@ -167,13 +177,13 @@ class DecisionStore:
         db.execute("COMMIT")
 
 
-def provider_decisions(provider: object) -> object | None:
+def provider_decisions(provider: object) -> DecisionKeeper | None:
     """The decision store a provider keeps (its ``decision_store()``: the inbox's), if any;
     a provider that asks others (``any``) offers its first child's."""
     offer = getattr(provider, "decision_store", None)
     if not callable(offer):
         return None
-    store: object | None = offer()
+    store: DecisionKeeper | None = offer()
     return store
 
 
@@ -188,7 +198,7 @@ class ActiveProviderDecisions:
     def __repr__(self) -> str:
         return "<the active provider's decisions>"
 
-    def _store(self) -> Any:
+    def _store(self) -> DecisionKeeper | None:
         provider = self._active()
         return None if provider is None else provider_decisions(provider)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 from types import ModuleType
-from typing import TYPE_CHECKING, Callable, Final, Generic, Iterable, Mapping, TypeVar
+from typing import TYPE_CHECKING, Callable, Final, Iterable, Mapping, TypeVar
 
 import attrs
 
@@ -95,17 +95,6 @@ def scan(group: str, make: Callable[[str, str, str, str, EntryPoint], _Info]) ->
             found.append(make(entry_point.name, entry_point.value, name, version, entry_point))
     found.sort(key=lambda info: (info.name, info.distribution))  # type: ignore[attr-defined]
     return tuple(found)
-
-
-class _Scanner(Generic[_Info]):
-    """:func:`scan` of one group, kept for the modules that list their group this way."""
-
-    def __init__(self, group: str, make: Callable[[str, str, str, str, EntryPoint], _Info]) -> None:
-        self._group = group
-        self._make = make
-
-    def providers(self) -> tuple[_Info, ...]:
-        return scan(self._group, self._make)
 
 
 @attrs.frozen

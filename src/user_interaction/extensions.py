@@ -23,7 +23,7 @@ import threading
 import time
 import weakref
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Protocol, Union
+from typing import TYPE_CHECKING, Final, Union
 
 import attrs
 
@@ -37,7 +37,7 @@ from ._answers_file import (
     Ruling,
 )
 from ._approval import ALWAYS_ALLOW, ALWAYS_DENY, APPROVE_ID, approval_name
-from ._decisions import DECISIONS_ENV, Decision, DecisionStore, decisions_path
+from ._decisions import DECISIONS_ENV, Decision, DecisionKeeper, DecisionStore, decisions_path
 from ._discovery import (
     AUDIT_ENV,
     DISABLE_AUTOLOAD_ENV,
@@ -215,15 +215,6 @@ class PreAnswered:
             return AskUserQuestionAnswer(merged)
 
         return ask
-
-
-class DecisionKeeper(Protocol):
-    """Where :class:`RememberedDecisions` keeps decisions: a :class:`DecisionStore`, or a
-    provider's own (``decision_store()``, as the inbox offers)."""
-
-    def get(self, name: str) -> Decision | None: ...
-
-    def put(self, name: str, allowed: bool) -> object: ...
 
 
 class RememberedDecisions:

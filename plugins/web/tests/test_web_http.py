@@ -482,7 +482,9 @@ def test_an_ask_aborted_and_cancelled_at_once_leaves_no_error_unretrieved(
             # the server's loop is held meanwhile, so what both send it is queued before it
             # goes on, as happens on a busy machine
             held, release = threading.Event(), threading.Event()
-            server_loop.call_soon_threadsafe(lambda: (held.set(), release.wait(60)))
+            server_loop.call_soon_threadsafe(
+                lambda held=held, release=release: (held.set(), release.wait(60))
+            )
             assert held.wait(60)
             asyncio.run_coroutine_threadsafe(end(tasks[-1], controller), loop).result(60)
             release.set()

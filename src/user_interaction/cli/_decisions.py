@@ -6,7 +6,7 @@ import argparse
 import json
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from user_interaction._decisions import DECISIONS_ENV, Decision, DecisionStore
 from user_interaction._errors import UserInteractionError
@@ -16,6 +16,15 @@ from ._common import EXIT_OK, FORMATTER, Failure, say
 
 if TYPE_CHECKING:
     from ._common import Commands
+
+
+@runtime_checkable
+class _Listing(Protocol):
+    """What the commands manage: a decisions file, or a provider's store that lists."""
+
+    def all(self) -> list[Decision]: ...
+
+    def forget(self, name: str | None = None) -> int: ...
 
 
 def add_parser(commands: Commands) -> None:
@@ -85,9 +94,9 @@ def _with_the_inbox(args: argparse.Namespace) -> tuple[int, str]:
 
     provider = find_provider("inbox").load()
     try:
-        store = provider_decisions(provider)
-        if store is None:
-            raise RuntimeError("the inbox provider keeps no decisions")
+        store: object = provider_decisions(provider)
+        if not isinstance(store, _Listing):
+            raise RuntimeError("the inbox provider keeps no decisions it can list")
         return _run(args, store, "the inbox")
     finally:
         dispose = getattr(provider, "dispose", None)
@@ -105,9 +114,9 @@ class _Nothing:
         return 0
 
 
-def _run(args: argparse.Namespace, store: Any, where: str) -> tuple[int, str]:
+def _run(args: argparse.Namespace, store: _Listing, where: str) -> tuple[int, str]:
     if args.action == "list":
-        decisions: list[Decision] = store.all()
+        decisions = store.all()
         if args.json:
             document = {"path": where, "decisions": [d.to_dict() for d in decisions]}
             return 0, json.dumps(document, indent=2, ensure_ascii=False)
@@ -120,7 +129,7 @@ def _run(args: argparse.Namespace, store: Any, where: str) -> tuple[int, str]:
             shown = "always allow" if decision.allowed else "always deny"
             lines.append(f"{visible(decision.name):<{width}}  {shown:<12}  {when}")
         return 0, "\n".join(lines)
-    forgotten: int = store.forget(None if args.all else args.name)
+    forgotten = store.forget(None if args.all else args.name)
     if args.all:
         return 0, f"Forgot {forgotten} decision{'s' if forgotten != 1 else ''}."
     if not forgotten:

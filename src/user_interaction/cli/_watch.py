@@ -15,7 +15,7 @@ import re
 import threading
 import traceback
 from pathlib import Path
-from typing import Any, Callable, Final, Iterable
+from typing import Callable, Final, Iterable
 
 __all__ = ["Watcher", "have_watchfiles", "ignored"]
 
@@ -140,12 +140,13 @@ class Watcher:
     # -- watchfiles -----------------------------------------------------------------------
 
     def _watchfiles(self) -> None:
-        watchfiles: Any = importlib.import_module("watchfiles")
+        import watchfiles  # the optional dev extra: only when have_watchfiles()
+
         default_filter = watchfiles.DefaultFilter()
         files = self._files
         dirs = [str(path) for path in self._dirs]
 
-        def wanted(change: Any, path: str) -> bool:
+        def wanted(change: watchfiles.Change, path: str) -> bool:
             if path in files:
                 return True
             if ignored(os.path.basename(path)):
