@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from ._fixture import UserInteractionFixture
 from ._requests import first_choice, sample_request, wire_question, wire_request
-from ._scripted import (
+from ._scripted import ScriptedProvider
+from ._specs import (
     FIRST_OPTION,
     OMIT,
     SILENT,
@@ -28,7 +29,6 @@ from ._scripted import (
     AnswerSpec,
     Custom,
     Reject,
-    ScriptedProvider,
     WithNotes,
     custom,
     reject,

@@ -11,7 +11,8 @@ from typing import Mapping, Pattern
 
 from user_interaction import AskUserQuestionItem, AskUserQuestionRequest, UserInteraction
 
-from ._scripted import AnswerSpec, ScriptedProvider
+from ._scripted import ScriptedProvider
+from ._specs import AnswerSpec
 
 __all__ = ["UserInteractionFixture"]
 

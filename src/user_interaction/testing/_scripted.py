@@ -2,35 +2,16 @@
 
 An answer is looked up for each question — by its id, else by the newest pattern rule that
 matches its text, else the default — and turned into an answer item checked against the
-options the question offers. A question the script cannot answer fails the whole ask with
-``UNANSWERED_QUESTION`` and a message naming it; it is never answered with nothing.
-
-The answer a rule gives (an :data:`AnswerSpec`) is one of:
-
-* a ``str``: the label of an offered option, or the typed text of a question without
-  options;
-* a list or tuple of labels (a multi-select answer; one label for a single-select one);
-* ``custom(text)``, ``SKIP``, ``OMIT``, ``FIRST_OPTION``, ``SILENT``, ``reject(code)``;
-* ``with_notes(labels, notes)``: the labels (or ``FIRST_OPTION``) with the human's notes
-  beside them;
-* ``sequence(a, b, ...)``: one answer per time the question is asked;
-* a function of the question returning any of these (or an awaitable of one).
+options the question offers (:mod:`._specs` says what a rule may answer). A question the
+script cannot answer fails the whole ask with ``UNANSWERED_QUESTION`` and a message naming
+it; it is never answered with nothing.
 """
 
 from __future__ import annotations
 
 import re
 from _thread import allocate_lock
-from typing import (
-    Any,
-    Callable,
-    Final,
-    Mapping,
-    Pattern,
-    Sequence,
-    Union,
-    final,
-)
+from typing import Mapping, Pattern
 
 from user_interaction import (
     PROVIDER_DISPOSED,
@@ -45,246 +26,19 @@ from user_interaction import (
 )
 from user_interaction.extensions import UNANSWERED_QUESTION
 
-__all__ = [
-    "FIRST_OPTION",
-    "OMIT",
-    "SILENT",
-    "SKIP",
-    "UNANSWERED_QUESTION",
-    "AnswerSequence",
-    "AnswerSpec",
-    "Custom",
-    "Reject",
-    "ScriptedProvider",
-    "WithNotes",
-    "custom",
-    "reject",
-    "sequence",
-    "with_notes",
-]
-
-
-@final
-class _Sentinel:
-    __slots__ = ("_name",)
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __repr__(self) -> str:
-        return self._name
-
-    def __reduce__(self) -> str:
-        return self._name
-
-
-#: Answer with the question's first option (an error on a question without options).
-FIRST_OPTION: Final = _Sentinel("FIRST_OPTION")
-#: Skip the question: an answer item with no selection and no custom text.
-SKIP: Final = _Sentinel("SKIP")
-#: Leave the question out of the answer entirely (unanswered).
-OMIT: Final = _Sentinel("OMIT")
-#: Never answer: the ask waits until it is aborted, times out or the provider is disposed.
-SILENT: Final = _Sentinel("SILENT")
-
-_SENTINELS: Final = (FIRST_OPTION, SKIP, OMIT, SILENT)
-
-
-@final
-class Custom:
-    """Typed text as the answer (see :func:`custom`)."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        if not isinstance(text, str):
-            raise TypeError(f"custom() takes a str, got {type(text).__name__}")
-        if not text.strip():
-            raise ValueError("custom() text must not be blank (use SKIP to skip a question)")
-        self.text = text
-
-    def __repr__(self) -> str:
-        return f"custom({self.text!r})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Custom) and other.text == self.text
-
-    def __hash__(self) -> int:
-        return hash((Custom, self.text))
-
-
-@final
-class Reject:
-    """The human dismisses or refuses: the ask raises (see :func:`reject`)."""
-
-    __slots__ = ("code", "message")
-
-    def __init__(self, code: str, message: str | None = None) -> None:
-        if not isinstance(code, str) or not code:
-            raise TypeError(f"reject() takes an error code string, got {code!r}")
-        self.code = code
-        self.message = message
-
-    def error(self) -> UserInteractionError:
-        message = self.message or f"The scripted human answered with {self.code}."
-        return UserInteractionError(message, self.code)
-
-    def __repr__(self) -> str:
-        extra = "" if self.message is None else f", {self.message!r}"
-        return f"reject({self.code!r}{extra})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Reject) and (other.code, other.message) == (
-            self.code,
-            self.message,
-        )
-
-    def __hash__(self) -> int:
-        return hash((Reject, self.code, self.message))
-
-
-@final
-class WithNotes:
-    """Options picked with notes beside them (see :func:`with_notes`)."""
-
-    __slots__ = ("answer", "notes")
-
-    def __init__(self, answer: str | Sequence[str] | _Sentinel, notes: str) -> None:
-        if not isinstance(notes, str):
-            raise TypeError(f"with_notes() notes must be a str, got {type(notes).__name__}")
-        if not notes.strip():
-            raise ValueError("with_notes() notes must not be blank (leave them out instead)")
-        if isinstance(answer, (list, tuple)):
-            if not answer:
-                raise ValueError("with_notes() needs a selection: notes go beside one")
-            _check_spec(answer, "with_notes()")
-            answer = tuple(answer)
-        elif answer is not FIRST_OPTION and not isinstance(answer, str):
-            raise TypeError(
-                f"with_notes() takes a label, a list of labels or FIRST_OPTION, got {answer!r}"
-            )
-        else:
-            _check_spec(answer, "with_notes()")
-        self.answer: str | tuple[str, ...] | _Sentinel = answer
-        self.notes = notes
-
-    def __repr__(self) -> str:
-        return f"with_notes({self.answer!r}, {self.notes!r})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, WithNotes) and (other.answer, other.notes) == (
-            self.answer,
-            self.notes,
-        )
-
-    def __hash__(self) -> int:
-        return hash((WithNotes, self.answer, self.notes))
-
-
-@final
-class AnswerSequence:
-    """One answer per time a question is asked (see :func:`sequence`).
-
-    The sequence keeps no position: each provider counts what it took from it, so one
-    sequence can script many tests (a marker on a module or a class, a rerun).
-    """
-
-    __slots__ = ("answers",)
-
-    #: The answers, in the order they are given.
-    answers: tuple[AnswerSpec, ...]
-
-    def __init__(self, answers: Sequence[AnswerSpec]) -> None:
-        self.answers = tuple(answers)
-        for index, answer in enumerate(self.answers):
-            _check_spec(answer, f"sequence()[{index}]")
-
-    def __len__(self) -> int:
-        return len(self.answers)
-
-    def __repr__(self) -> str:
-        return f"sequence({', '.join(map(repr, self.answers))})"
-
-
-AnswerSpec = Union[
-    str,
-    Sequence[str],
-    Custom,
-    Reject,
-    WithNotes,
+from ._specs import (
+    SILENT,
     AnswerSequence,
-    _Sentinel,
-    Callable[[AskUserQuestionItem], Any],
-]
-"""What a rule answers a question with (see the module docs)."""
+    AnswerSpec,
+    Outcome,
+    Problem,
+    Reject,
+    build_outcome,
+    check_spec,
+    quote,
+)
 
-
-def custom(text: str) -> Custom:
-    """Answer with typed text instead of an option (``custom("Ada")``)."""
-    return Custom(text)
-
-
-def reject(code: str, message: str | None = None) -> Reject:
-    """Make the ask raise ``UserInteractionError(message, code)``, e.g.
-    ``reject(ASK_CANCELLED)`` for a human who dismisses the question."""
-    return Reject(code, message)
-
-
-def with_notes(answer: str | Sequence[str] | _Sentinel, notes: str) -> WithNotes:
-    """Pick ``answer`` (a label, a list of labels, or ``FIRST_OPTION``) and add ``notes``
-    beside the selection: ``with_notes("npm", "pin the version")``."""
-    return WithNotes(answer, notes)
-
-
-def sequence(*answers: AnswerSpec) -> AnswerSequence:
-    """Answer the first time a question is asked with the first answer, and so on.
-
-    Asking once more than there are answers is an ``UNANSWERED_QUESTION`` error.
-    """
-    return AnswerSequence(answers)
-
-
-def _check_spec(spec: object, where: str) -> None:
-    """``TypeError`` / ``ValueError`` for what can never be an answer."""
-    if isinstance(spec, str):
-        if not spec.strip():
-            raise ValueError(f"{where}: a blank answer; use SKIP to skip a question")
-        return
-    if isinstance(spec, (list, tuple)):
-        for label in spec:
-            if not isinstance(label, str):
-                raise TypeError(
-                    f"{where}: a list of labels may hold only str, got {type(label).__name__}"
-                )
-        return
-    if isinstance(spec, (Custom, Reject, WithNotes, AnswerSequence, _Sentinel)) or callable(spec):
-        return
-    raise TypeError(
-        f"{where}: {spec!r} is not an answer; use a label, a list of labels, custom(text), "
-        "with_notes(labels, notes), SKIP, OMIT, FIRST_OPTION, SILENT, reject(code), "
-        "sequence(...) or a function"
-    )
-
-
-def _quote(item: AskUserQuestionItem) -> str:
-    text = item.question if len(item.question) <= 60 else item.question[:57] + "..."
-    return f"question {item.id!r} ({text!r})"
-
-
-def _labels(item: AskUserQuestionItem) -> str:
-    return ", ".join(repr(option.label) for option in item.options)
-
-
-class _Problem:
-    """Why the script could not answer one question."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-
-_Outcome = Union[AskUserQuestionAnswerItem, _Sentinel, Reject, _Problem]
+__all__ = ["ScriptedProvider"]
 
 
 class ScriptedProvider:
@@ -361,7 +115,7 @@ class ScriptedProvider:
     @default.setter
     def default(self, answer: AnswerSpec | None) -> None:
         if answer is not None:
-            _check_spec(answer, "default")
+            check_spec(answer, "default")
         self._default = answer
 
     def answer(
@@ -377,7 +131,7 @@ class ScriptedProvider:
         for id, spec in merged.items():
             if not isinstance(id, str):
                 raise TypeError(f"question ids are str, got {id!r}")
-            _check_spec(spec, f"answer for {id!r}")
+            check_spec(spec, f"answer for {id!r}")
         self._by_id.update(merged)
         return self
 
@@ -398,7 +152,7 @@ class ScriptedProvider:
         compiled = re.compile(pattern) if isinstance(pattern, str) else pattern
         if not isinstance(compiled, re.Pattern):
             raise TypeError(f"pattern must be a str or compiled pattern, got {pattern!r}")
-        _check_spec(answer, f"answer for pattern {compiled.pattern!r}")
+        check_spec(answer, f"answer for pattern {compiled.pattern!r}")
         self._patterns.append((compiled, answer))
         return self
 
@@ -488,7 +242,7 @@ class ScriptedProvider:
             outcome = await self._outcome(item, signal)
             if isinstance(outcome, AskUserQuestionAnswerItem):
                 items.append(outcome)
-            elif isinstance(outcome, _Problem):
+            elif isinstance(outcome, Problem):
                 problems.append(outcome.text)
             elif isinstance(outcome, Reject):
                 rejection = rejection or outcome
@@ -525,20 +279,20 @@ class ScriptedProvider:
             self._taken[spec] = used + 1
         return used, spec.answers[used] if used < len(spec.answers) else None
 
-    async def _outcome(self, item: AskUserQuestionItem, signal: AbortSignal) -> _Outcome:
+    async def _outcome(self, item: AskUserQuestionItem, signal: AbortSignal) -> Outcome:
         spec = self._lookup(item)
         if spec is None:
             scripted = ", ".join(map(repr, self._by_id)) or "none"
-            return _Problem(
-                f"no answer is scripted for {_quote(item)}; scripted ids: {scripted} "
+            return Problem(
+                f"no answer is scripted for {quote(item)}; scripted ids: {scripted} "
                 "(script it by id, by a pattern on its text, or with a default)"
             )
         for _ in range(100):  # functions and sequences may hand on to other answers
             if isinstance(spec, AnswerSequence):
                 used, taken = self._next_of(spec)
                 if taken is None:
-                    return _Problem(
-                        f"the {used} answers scripted in a sequence for {_quote(item)} are "
+                    return Problem(
+                        f"the {used} answers scripted in a sequence for {quote(item)} are "
                         f"used up (it was asked {used + 1} times)"
                     )
                 spec = taken
@@ -550,69 +304,17 @@ class ScriptedProvider:
                 except UserInteractionError:
                     raise
                 except Exception as exc:
-                    return _Problem(
-                        f"the answer function for {_quote(item)} raised {type(exc).__name__}: {exc}"
+                    return Problem(
+                        f"the answer function for {quote(item)} raised {type(exc).__name__}: {exc}"
                     )
                 try:
-                    _check_spec(result, "answer")
+                    check_spec(result, "answer")
                 except (TypeError, ValueError):
-                    return _Problem(
-                        f"the answer function for {_quote(item)} returned {result!r}, "
+                    return Problem(
+                        f"the answer function for {quote(item)} returned {result!r}, "
                         "which is not an answer"
                     )
                 spec = result
             else:
-                return _build(item, spec)
-        return _Problem(f"the answer functions for {_quote(item)} never settled on an answer")
-
-
-def _build(item: AskUserQuestionItem, spec: AnswerSpec) -> _Outcome:
-    """The answer item ``spec`` gives ``item``, or why it cannot answer it."""
-    if spec is SKIP:
-        return AskUserQuestionAnswerItem(item.id)
-    if spec is OMIT or spec is SILENT or isinstance(spec, Reject):
-        return spec
-    if isinstance(spec, Custom):
-        return AskUserQuestionAnswerItem(item.id, custom=spec.text)
-    if isinstance(spec, WithNotes):
-        if not item.options:
-            return _Problem(
-                f"{_quote(item)} has no options, so notes cannot go beside a selection; "
-                "script its text"
-            )
-        built = _build(item, spec.answer)
-        if isinstance(built, AskUserQuestionAnswerItem):
-            return AskUserQuestionAnswerItem(item.id, built.selected, notes=spec.notes)
-        return built
-    if spec is FIRST_OPTION:
-        if not item.options:
-            return _Problem(
-                f"{_quote(item)} has no options, so 'first option' cannot answer it; "
-                "script its text"
-            )
-        return AskUserQuestionAnswerItem(item.id, [item.options[0].label])
-    if isinstance(spec, str):
-        if not item.options:
-            return AskUserQuestionAnswerItem(item.id, custom=spec)
-        labels: Sequence[str] = (spec,)
-    else:
-        assert isinstance(spec, (list, tuple))
-        labels = spec
-    if not labels:
-        return AskUserQuestionAnswerItem(item.id)
-    if not item.options:
-        return _Problem(f"{_quote(item)} has no options to select from; script its text instead")
-    offered = {option.label for option in item.options}
-    for label in labels:
-        if label not in offered:
-            return _Problem(
-                f"the scripted answer {label!r} for {_quote(item)} is not one of its "
-                f"options ({_labels(item)}); script custom text to answer with that text"
-            )
-    if len(set(labels)) != len(labels):
-        return _Problem(f"the scripted answer for {_quote(item)} repeats a label: {labels!r}")
-    if len(labels) > 1 and not item.multi_select:
-        return _Problem(
-            f"{_quote(item)} takes one option, but {len(labels)} were scripted: {labels!r}"
-        )
-    return AskUserQuestionAnswerItem(item.id, labels)
+                return build_outcome(item, spec)
+        return Problem(f"the answer functions for {quote(item)} never settled on an answer")
