@@ -8,7 +8,7 @@ same run, round-robin where it can be:
 1. answer given -> the waiting agent process has it, against a bare aiohttp long-poll
    round trip on loopback (a held GET released by a POST, client in its own process);
    target <= 2x;
-2. server memory per pending ask with 1 000 pending asks from 10 agent processes (100
+2. server memory per pending ask with 1 000 pending asks from 100 agent processes (10
    asks each, each ask waiting in its own held request); target <= 20 KB;
 3. ``inbox list --json`` (with those 1 000 asks pending, and with one) against
    ``user-interaction providers --json``, wall time of the whole process; target <= 2x;
@@ -125,7 +125,7 @@ asyncio.run(main())
 
 
 def bare_held_memory() -> tuple[int, int]:
-    """RSS of the bare aiohttp long-poll server, warm, then holding 1 000 requests from 10
+    """RSS of the bare aiohttp long-poll server, warm, then holding 1 000 requests from 100
     client processes: the floor of the inbox's memory per pending ask."""
     server = subprocess.Popen(
         [sys.executable, "-c", BARE_SERVER], stdout=subprocess.PIPE, text=True
@@ -140,7 +140,7 @@ def bare_held_memory() -> tuple[int, int]:
         warm.wait()
         empty = rss_kib(server.pid)
         holders = [
-            subprocess.Popen([sys.executable, "-c", BARE_HOLDERS, port, "100"]) for _ in range(10)
+            subprocess.Popen([sys.executable, "-c", BARE_HOLDERS, port, "10"]) for _ in range(100)
         ]
         until(lambda: bare.call("GET", "/count")["waiting"] == 1000)
         full = rss_kib(server.pid)
@@ -321,7 +321,7 @@ def thousand_pending(state: Path, rounds: int) -> tuple[int, int, tuple[list[flo
         )
         warm.communicate()
         empty = rss_kib(server.pid)
-        agents = [agent(state, 1, 100) for _ in range(10)]
+        agents = [agent(state, 1, 10) for _ in range(100)]
         until(lambda: api.call("GET", "/api/inbox")["pending"] == 1000)
         until(lambda: api.call("GET", "/api/inbox")["waiting"] == 1000)
         full = rss_kib(server.pid)
@@ -475,7 +475,7 @@ def main() -> int:
             )
         )
 
-        print("2. server memory per pending ask (1 000 asks, 10 agent processes)")
+        print("2. server memory per pending ask (1 000 asks, 100 agent processes)")
         empty, full, (listing, providers) = thousand_pending(root / "s2", max(5, rounds // 3))
         per_ask = (full - empty) / 1000
         print(f"   RSS warm, none pending  {empty} KiB")
