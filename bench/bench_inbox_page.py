@@ -7,10 +7,13 @@ serve``, each figure against a baseline measured in the same Chromium run, round
 median of the samples:
 
 1. first paint of the page with 1 000 pending asks (from the navigation's start until the
-   1 000 cards are in the page and two animation frames have passed, read on the page's own
-   clock, so the time Playwright's calls take is not counted), against a static page holding the
-   very same 1 000 cards (the inbox page's own DOM once rendered, its scripts taken out,
-   the same stylesheet) served by a bare aiohttp server; target <= 2x;
+   first card's question is painted, by the Element Timing API: the first screen a
+   person sees, the count of what waits included; read on the page's own clock, so the
+   time Playwright's calls take is not counted), against a static page holding the very
+   same 1 000 cards (the inbox page's own DOM once rendered, its scripts taken out, the
+   same stylesheet) served by a bare aiohttp server; target <= 2x, and <= 1 s; then, for
+   reading it, the same until all 1 000 cards are in the page (the inbox page builds the
+   cards below the first screen a batch per frame after its first paint);
 2. a new ask reaching an open page (``POST /api/asks`` sent -> its card in the page's DOM,
    timed on the wall clock both sides share), against a bare server-sent event on
    loopback (a POST to a bare aiohttp server that sends one event to an ``EventSource``,
@@ -51,10 +54,26 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 CLI = [sys.executable, "-m", "user_interaction"]
-# Resolves, on the page's clock (milliseconds since the navigation started), when COUNT cards
-# are in the page and two animation frames have passed: the first paint that holds them.
+# Resolve, on the page's clock (milliseconds since the navigation started): firstPaint
+# when the first card's question was painted (the Element Timing API's render time of
+# that text: the first screen a person sees), allCards when COUNT cards are in the page
+# and two animation frames have passed.
 FIRST_PAINT = """
 window.firstPaint = new Promise((done) => {
+    new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) {
+            if (entry.identifier === "first-card") done(entry.renderTime || entry.loadTime);
+        }
+    }).observe({ type: "element", buffered: true });
+});
+new MutationObserver((changes, observer) => {
+    const prompt = document.querySelector("form.card .prompt");
+    if (prompt) {
+        prompt.setAttribute("elementtiming", "first-card");
+        observer.disconnect();
+    }
+}).observe(document, { childList: true, subtree: true });
+window.allCards = new Promise((done) => {
     const check = () => {
         if (document.querySelectorAll("form.card").length >= COUNT) {
             requestAnimationFrame(() => requestAnimationFrame(() => done(performance.now())));
@@ -279,21 +298,25 @@ def first_paint(
 
     context.add_init_script(FIRST_PAINT.replace("COUNT", str(args.asks)))
 
-    def painted(url: str) -> float:
+    every: dict[str, list[float]] = {"inbox page": [], "static page": []}
+
+    def painted(name: str, url: str) -> float:
         """Open ``url`` in a new tab, as a person opens the page (a tab reused would count
         the previous page's unloading too)."""
         tab = context.new_page()
         try:
             tab.goto(url, timeout=300_000)
-            return float(tab.evaluate("window.firstPaint")) / 1000
+            first = float(tab.evaluate("window.firstPaint")) / 1000
+            every[name].append(float(tab.evaluate("window.allCards")) / 1000)
+            return first
         finally:
             tab.close()
 
     def inbox_page() -> float:
-        return painted(f"{base}/")
+        return painted("inbox page", f"{base}/")
 
     def static_page() -> float:
-        return painted(f"{bare.base}/static")
+        return painted("static page", f"{bare.base}/static")
 
     measured = round_robin({"inbox page": inbox_page, "static page": static_page}, args.samples)
     report(
@@ -303,6 +326,14 @@ def first_paint(
         "static page",
         2.0,
     )
+    first = statistics.median(measured["inbox page"])
+    print(
+        f"   inbox page's first paint {first * 1000:.0f} ms (target <= 1 s): "
+        f"{'OK' if first <= 1.0 else 'OVER'}"
+    )
+    print(f"   all {args.asks} cards in the page (the warm-up sample left out):")
+    for name, samples in every.items():
+        print(f"   {name:<12} {median_ms(samples[1:])}")
     context.close()
 
 
@@ -327,6 +358,11 @@ def arrival(
         "() => document.getElementById('status').textContent === 'Connected'"
     )
     bare_tab.evaluate(ARRIVALS, ".arrived")
+    # every card of the first figure built (the page builds those below its first screen
+    # after its first paint): only the new ones count as arrivals
+    inbox_tab.wait_for_function(
+        f"() => document.querySelectorAll('form.card').length >= {args.asks}", timeout=300_000
+    )
     already = inbox_tab.evaluate("document.querySelectorAll('form.card').length")
     inbox_tab.evaluate("() => { window.arrivals = []; }")
     numbers = iter(range(100_000, 200_000))

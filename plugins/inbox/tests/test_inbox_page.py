@@ -165,6 +165,30 @@ def test_keyboard_only_answering_from_a_notifications_link(inbox: Inbox, open_ta
     assert inbox.pending() == []
 
 
+def test_a_page_opened_on_many_asks_builds_them_all_oldest_first(
+    inbox: Inbox, open_tab: Any
+) -> None:
+    # the first screenful is built at once and the rest after the first paint; a link to
+    # one of the last asks still finds it at once, and a new ask still comes last
+    from playwright.sync_api import expect
+
+    ids = [ask(inbox, f"q{number}", agent=f"agent {number}") for number in range(45)]
+    tab = open_tab(page_of(inbox))  # signed in once
+    tab.page.goto(page_of(inbox, f"/asks/{ids[-1]}", token=False))
+    expect(tab.page.locator("#status")).to_have_text("Connected")
+    linked = tab.card_for("q44")
+    expect(linked).to_have_class(re.compile(r"\bnamed\b"))
+    expect(linked.get_by_role("radio", name="npm", exact=True)).to_be_focused()
+    nav = tab.page.get_by_role("navigation", name="Pending asks")
+    expect(nav).to_contain_text("45 asks waiting:")
+    expect(tab.page).to_have_title("(45) questions · user-interaction")
+    ask(inbox, "late", agent="agent late")
+    agents = [f"agent {number}" for number in range(45)] + ["agent late"]
+    expect(tab.page.locator(".card .agent")).to_have_text(agents)
+    expect(nav).to_contain_text("46 asks waiting:")
+    expect(nav.get_by_role("button")).to_have_count(46)
+
+
 def test_a_phone_sized_screen(inbox: Inbox, open_tab: Any) -> None:
     from playwright.sync_api import expect
 

@@ -313,6 +313,12 @@ window.UserInteractionCards = (() => {
     // (409), default: the card goes; countAlways: say how many wait even for one.
     const { list, empty, post } = options;
     const cards = new Map(); // askId -> card element
+    // Asks of a snapshot not built yet, oldest first: a page opened on a thousand asks
+    // shows the first screenful at once and builds the rest in the frame after it (in one
+    // go: batch by batch, each batch laid out the whole list again, six times slower).
+    const queued = new Map(); // askId -> ask
+    const FIRST_BATCH = 20;
+    let draining = null;
 
     // With several asks pending: how many, and a way to jump to each (they can be far apart).
     const jump = el("nav", { className: "jump", "aria-label": "Pending asks", hidden: true });
@@ -338,10 +344,12 @@ window.UserInteractionCards = (() => {
 
     // from: the first button whose number may have changed
     function updateCount(from = 0) {
-      const n = cards.size;
+      const n = cards.size + queued.size;
       empty.hidden = n > 0;
-      document.title = questions
-        ? `(${questions}) ${questions === 1 ? "question" : "questions"} · user-interaction`
+      let waiting = questions;
+      for (const ask of queued.values()) waiting += Array.isArray(ask.questions) ? ask.questions.length : 0;
+      document.title = waiting
+        ? `(${waiting}) ${waiting === 1 ? "question" : "questions"} · user-interaction`
         : "user-interaction";
       const shown = options.countAlways ? 1 : 2;
       jump.hidden = n < shown;
@@ -574,7 +582,12 @@ window.UserInteractionCards = (() => {
     // -- the pending asks ---------------------------------------------------------------
 
     function addAsk(ask, into) {
-      if (cards.has(ask.askId)) return;
+      if (cards.has(ask.askId) || queued.has(ask.askId)) return;
+      if (!into && queued.size) {
+        queued.set(ask.askId, ask); // after the older ones still to build
+        updateCount(cards.size);
+        return;
+      }
       const card = renderAsk(ask);
       (into || list).append(card);
       const at = track(ask.askId, card);
@@ -650,6 +663,10 @@ window.UserInteractionCards = (() => {
     // stays, read-only, with what was typed still there to copy, and says why (``message``,
     // else what ``code`` means), until dismissed.
     function expireAsk(askId, code, message) {
+      if (queued.delete(askId)) {
+        updateCount(cards.size); // never shown: nothing to say about it
+        return;
+      }
       const card = cards.get(askId);
       if (!card) return;
       delete card.dataset.gone;
@@ -683,6 +700,10 @@ window.UserInteractionCards = (() => {
     }
 
     function removeAsk(askId) {
+      if (queued.delete(askId)) {
+        updateCount(cards.size);
+        return;
+      }
       const card = cards.get(askId);
       if (!card) return;
       if ("sending" in card.dataset) {
@@ -741,6 +762,25 @@ window.UserInteractionCards = (() => {
       }
     }
 
+    // Build up to ``most`` queued asks (all when null), oldest first, in one append.
+    function build(most) {
+      const batch = document.createDocumentFragment();
+      const before = cards.size;
+      for (const [askId, ask] of queued) {
+        if (most !== null && cards.size - before >= most) break;
+        queued.delete(askId);
+        addAsk(ask, batch);
+      }
+      list.append(batch);
+      updateCount(before);
+      tick();
+    }
+
+    function drain() {
+      draining = null;
+      build(null);
+    }
+
     function applySnapshot(asks) {
       const open = new Set(asks.map((ask) => ask.askId));
       // a card marked stopped while the connection was down is still open after all
@@ -748,17 +788,31 @@ window.UserInteractionCards = (() => {
         if (open.has(card.dataset.askId)) card.remove();
       }
       for (const askId of [...cards.keys()]) if (!open.has(askId)) removeAsk(askId);
-      // cards already shown keep what was typed; the new ones go in at once
-      const batch = document.createDocumentFragment();
+      for (const askId of [...queued.keys()]) if (!open.has(askId)) queued.delete(askId);
+      // cards already shown keep what was typed; the new ones are queued in order
       const before = cards.size;
-      for (const ask of asks) addAsk(ask, batch);
-      list.append(batch);
-      updateCount(before);
-      tick();
+      for (const ask of asks) if (!cards.has(ask.askId) && !queued.has(ask.askId)) queued.set(ask.askId, ask);
+      build(FIRST_BATCH);
+      // after the frame that shows the first ones is painted (a timer set in a frame's
+      // callback runs once that frame is on screen)
+      if (queued.size && draining === null) {
+        draining = requestAnimationFrame(() => {
+          draining = setTimeout(drain, 0);
+        });
+      }
       if (before === 0 && cards.size && (document.activeElement === document.body || document.activeElement === null)) {
         const first = list.querySelector("form.card:not([data-state=withdrawn]) input, form.card:not([data-state=withdrawn]) textarea");
         if (first) first.focus();
       }
+    }
+
+    // The card of ``askId``, built now if it was still queued (a link names it).
+    function cardOf(askId) {
+      if (queued.has(askId)) {
+        const ahead = [...queued.keys()].indexOf(askId) + 1;
+        build(ahead);
+      }
+      return cards.get(askId);
     }
 
     updateCount();
@@ -767,9 +821,9 @@ window.UserInteractionCards = (() => {
       remove: removeAsk,
       expire: expireAsk,
       snapshot: applySnapshot,
-      has: (askId) => cards.has(askId),
-      card: (askId) => cards.get(askId),
-      ids: () => [...cards.keys()],
+      has: (askId) => cards.has(askId) || queued.has(askId),
+      card: cardOf,
+      ids: () => [...cards.keys(), ...queued.keys()],
       sending: (askId) => cards.has(askId) && "sending" in cards.get(askId).dataset,
       typed: (askId) =>
         cards.has(askId) &&
