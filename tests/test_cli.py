@@ -486,6 +486,10 @@ def test_ask_request_file_in_the_tool_form(site: Path, tmp_path: Path) -> None:
         "selected": [],
         "custom": "typed",
     }
+    # multi_select was read: both labels are a valid answer to the first question
+    done = ask(site, "--request", str(path), "--json", plan="all")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["answers"][0]["selected"] == ["pnpm", "npm"]
     # a mix of the two forms: the tool's reading says what to write instead
     tool_form["questions"][1] = {"id": "note", "question": "Anything else?", "multiSelect": False}
     done = ask(site, "--request", str(request_file(tmp_path, tool_form)))

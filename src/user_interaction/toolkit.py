@@ -6,7 +6,8 @@ option's preview through :func:`plain_preview` and its description with the prev
 through :func:`option_text`; :func:`shorten` quotes a question inside a label. A provider
 that reads answers from a client (a form's reply, JSON from a page) names what it got
 with :func:`describe_value` — the same words the core's own request and answer checks
-use — and lists what was allowed with :func:`quoted`.
+use — and lists what was allowed with :func:`quoted`. :func:`clock` writes the time left
+to answer (``request.signal.time_left()``) as every UI shows it.
 
 Disposal needs no helper: the manager fires each pending ask's ``request.signal`` with
 ``PROVIDER_DISPOSED`` before it calls ``dispose()``, so a provider that waits through
@@ -25,7 +26,15 @@ from ._describe import describe_value
 if TYPE_CHECKING:
     from ._model import AskUserQuestionOption
 
-__all__ = ["PREVIEW_LIMIT", "describe_value", "option_text", "plain_preview", "quoted", "shorten"]
+__all__ = [
+    "PREVIEW_LIMIT",
+    "clock",
+    "describe_value",
+    "option_text",
+    "plain_preview",
+    "quoted",
+    "shorten",
+]
 
 #: The most characters of a preview :func:`plain_preview` keeps by default.
 PREVIEW_LIMIT: Final = 2000
@@ -64,3 +73,12 @@ def shorten(text: str, limit: int) -> str:
 def quoted(values: Iterable[str]) -> str:
     """``values`` quoted and comma-separated (``'a', 'b'``): what an error lists as allowed."""
     return ", ".join(repr(value) for value in values)
+
+
+def clock(seconds: float) -> str:
+    """``seconds`` left as ``m:ss`` (``h:mm:ss`` from an hour), rounded up: a countdown
+    shows 0:00 only when the time is up."""
+    whole = max(0, int(-(-seconds // 1)))
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -111,6 +112,26 @@ def test_answers_over_a_pipe_without_blocking_the_loop(stdio_terminal: Terminal)
     answer = run(main)
     assert answer.answers == (AskUserQuestionAnswerItem("pkg", ["npm"]),)
     assert reader_threads() == []
+
+
+def test_an_ask_with_a_deadline_says_how_long_is_left(stdio_terminal: Terminal) -> None:
+    async def main() -> Any:
+        with UserInteraction() as ui:
+            ui.register_provider(stdio_terminal.provider())
+            task = asyncio.ensure_future(ui.ask(ask_for("pkg", "pnpm", "npm"), timeout=90))
+            await stdio_terminal.shows("> ")
+            stdio_terminal.type("2\n")
+            await task
+            task = asyncio.ensure_future(ui.ask(ask_for("lint", "ruff")))  # no deadline
+            await stdio_terminal.shows("> ", count=2)
+            stdio_terminal.type("1\n")
+            await task
+
+    run(main)
+    first, second = stdio_terminal.text.split("Question lint?")
+    # read from the ask's signal when the question is shown: 90 s (less a busy moment)
+    assert re.search(r"⏱ 1:[0-3][0-9] left to answer\nQuestion pkg\?", first), first
+    assert "left to answer" not in second
 
 
 def test_asks_take_turns_without_a_manager(stdio_terminal: Terminal) -> None:

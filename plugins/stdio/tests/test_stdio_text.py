@@ -252,6 +252,10 @@ def test_a_question_of_several_says_which_it_is() -> None:
     lines = render_question(item, 2, 3).split("\n")
     assert lines[:3] == ["", "Question 2 of 3", "[Head] Pick?"]
     assert "Question" not in render_question(item, 1, 1)
+    # with a deadline, the time left goes beside the counter (or alone)
+    lines = render_question(item, 2, 3, time_left=61.2).split("\n")
+    assert lines[1] == "Question 2 of 3 · ⏱ 1:02 left to answer"
+    assert render_question(item, time_left=3600).split("\n")[1] == "⏱ 1:00:00 left to answer"
 
 
 def test_colour_adds_emphasis_and_changes_no_text() -> None:

@@ -203,6 +203,14 @@ def test_long_labels_wrap_on_a_narrow_terminal(tui_run: Any) -> None:
     lines = shown.splitlines()
     first = next(i for i, line in enumerate(lines) if "1. a very" in line)
     assert lines[first + 1].startswith(" " * 9)  # wrapped under the label, not the marks
+    # between words: the label's rows, rejoined, give the label back
+    rows = [lines[first].split("1. ", 1)[1].strip()]
+    for line in lines[first + 1 :]:
+        if not line.startswith(" " * 9) or not line.strip():
+            break
+        rows.append(line.strip())
+    assert len(rows) > 1
+    assert " ".join(rows) == long
     assert any("2. short" in line for line in lines)
     assert "Esc: cancel" in shown.replace("\n", "")  # the footer is still there
     session.press("enter")

@@ -195,7 +195,10 @@ class StdioProvider:
         console.discard_typeahead()  # a line typed before the question never answers it
         color = color_wanted(self._stream())
         rows = _rows(self._stream())
-        self._write(render_question(item, number, total, color=color, rows=rows))
+        block = render_question(
+            item, number, total, color=color, rows=rows, time_left=signal.time_left()
+        )
+        self._write(block)
         while True:
             line = await self._read_line(console, signal)
             result = interpret(item, line)

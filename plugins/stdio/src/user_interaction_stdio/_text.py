@@ -30,6 +30,7 @@ from typing import Final, Union
 
 from user_interaction import AskUserQuestionAnswerItem, AskUserQuestionItem
 from user_interaction.terminal import visible
+from user_interaction.toolkit import clock
 
 __all__ = [
     "LITERAL",
@@ -107,8 +108,10 @@ def render_question(
     *,
     color: bool = False,
     rows: int | None = None,
+    time_left: float | None = None,
 ) -> str:
-    """The question block: a blank line, ``Question n of m`` (in a request of several),
+    """The question block: a blank line, ``Question n of m`` (in a request of several)
+    and the time left to answer (``time_left`` seconds, when the ask has a deadline),
     ``[header] question``, detail, options, hint; ``color`` adds emphasis. When the block
     is taller than ``rows`` (the terminal's height) the question's first line scrolled
     away: it is said again, after ``↑``, right above the hint."""
@@ -116,8 +119,11 @@ def render_question(
     if item.header and item.header.strip():
         title = f"[{visible(item.header)}] {title}"
     lines = [""]
-    if total > 1:
-        lines.append(_paint(f"Question {number} of {total}", _DIM, color))
+    above = [f"Question {number} of {total}"] if total > 1 else []
+    if time_left is not None:
+        above.append(f"⏱ {clock(time_left)} left to answer")
+    if above:
+        lines.append(_paint(" · ".join(above), _DIM, color))
     lines.append(_paint(title, _BOLD, color))
     if item.detail:
         lines.extend(visible(item.detail, multiline=True).split("\n"))

@@ -10,13 +10,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from user_interaction.terminal import visible
+from user_interaction.toolkit import clock
 
 from ._form import Form, Page, Row, Status
 
 if TYPE_CHECKING:
     from user_interaction import AskUserQuestionAnswer, AskUserQuestionItem
 
-__all__ = ["Body", "body", "clock", "footer", "preview", "record", "tabs", "title", "withdrawn"]
+__all__ = ["Body", "body", "footer", "preview", "record", "tabs", "title", "withdrawn"]
 
 Fragments = list[tuple[str, str]]
 
@@ -52,15 +53,6 @@ def tabs(form: Form) -> Fragments:
     style = "class:tab.current" if form.reviewing else "class:tab"
     out.append((style, " Review "))
     return out
-
-
-def clock(seconds: float) -> str:
-    """``seconds`` left as ``m:ss`` (``h:mm:ss`` from an hour), rounded up: a countdown
-    shows 0:00 only when the time is up."""
-    whole = max(0, int(-(-seconds // 1)))
-    hours, rest = divmod(whole, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
 def title(form: Form, time_left: float | None = None) -> Fragments:
