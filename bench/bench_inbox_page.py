@@ -1,6 +1,7 @@
 """Benchmark of the inbox's page: a report, never a test.
 
-``python bench/bench_inbox_page.py [--samples N] [--asks N] [--synchronous NORMAL]``
+``python bench/bench_inbox_page.py [--samples N] [--asks N] [--synchronous NORMAL]
+[--postgres]``
 drives Debian's Chromium through Playwright (``playwright`` installed,
 ``/usr/bin/chromium``, no ``playwright install``) against a real ``user-interaction inbox
 serve``, each figure against a baseline measured in the same Chromium run, round-robin, the
@@ -21,6 +22,10 @@ median of the samples:
    to its store before anyone hears of it (one ``fsync`` at the default
    ``synchronous=FULL``): the POST's reply alone is printed too, and ``--synchronous
    NORMAL`` measures the same without the ``fsync``.
+
+``--postgres`` serves the page from a store in a throwaway PostgreSQL cluster (``fsync``
+on; the server binaries from ``/usr/lib/postgresql/<major>/bin``, the inbox's ``postgres``
+extra installed) instead of an SQLite file.
 
 Needs the inbox and web distributions installed. Always exits 0.
 """
@@ -225,10 +230,25 @@ def main() -> int:
         default="FULL",
         help="the store's synchronous setting (FULL, the default, syncs every commit)",
     )
+    parser.add_argument(
+        "--postgres", action="store_true", help="a PostgreSQL store instead of SQLite"
+    )
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
     state = Path(tempfile.mkdtemp(prefix="bench-inbox-page-"))
+    store = f"sqlite://{state.absolute()}/inbox.sqlite3?synchronous={args.synchronous}"
+    cluster = None
+    if args.postgres:
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "plugins/inbox/tests"))
+        from postgres_support import Cluster, why_no_postgres
+
+        reason = why_no_postgres()
+        if reason is not None:
+            print(f"cannot run: {reason}")
+            return 0
+        cluster = Cluster(durable=True)
+        store = cluster.create_database("page")
     env = {**os.environ, "USER_INTERACTION_STATE_DIR": str(state)}
     env.pop("USER_INTERACTION_INBOX", None)
     inbox = subprocess.Popen(
@@ -239,7 +259,7 @@ def main() -> int:
             "--port",
             "0",
             "--store",
-            f"sqlite://{state.absolute()}/inbox.sqlite3?synchronous={args.synchronous}",
+            store,
         ],
         env=env,
         stdin=subprocess.DEVNULL,
@@ -251,7 +271,8 @@ def main() -> int:
         assert inbox.stderr is not None
         line = inbox.stderr.readline()
         assert "serving at" in line, line
-        print(f"store synchronous={args.synchronous}; {args.samples} samples each, medians")
+        kind = "PostgreSQL" if args.postgres else f"SQLite synchronous={args.synchronous}"
+        print(f"store {kind}; {args.samples} samples each, medians")
         record = json.loads((state / "inbox.json").read_text())
         base = record["url"].rstrip("/")
         token_header = {"X-UI-Token": record["token"]}
@@ -266,6 +287,8 @@ def main() -> int:
     finally:
         inbox.terminate()
         inbox.wait(30)
+        if cluster is not None:
+            cluster.stop()
     return 0
 
 
