@@ -314,8 +314,8 @@ window.UserInteractionCards = (() => {
     const { list, empty, post } = options;
     const cards = new Map(); // askId -> card element
     // Asks of a snapshot not built yet, oldest first: a page opened on a thousand asks
-    // shows the first screenful at once and builds the rest in the frame after it (in one
-    // go: batch by batch, each batch laid out the whole list again, six times slower).
+    // shows the first screenful at once and builds the rest once that screen is painted,
+    // in one go (batch by batch, every batch would lay the whole list out again).
     const queued = new Map(); // askId -> ask
     const FIRST_BATCH = 20;
     let draining = null;
