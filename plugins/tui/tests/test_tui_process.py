@@ -599,6 +599,22 @@ def test_the_questions_and_answers_stay_in_the_scrollback(tui_run: Any) -> None:
     assert results[1] == {"index": 1, "error": "ASK_CANCELLED"}
 
 
+def test_a_long_record_wraps_between_words(tui_run: Any) -> None:
+    text = "Which of these ways to split the payment module should be refactored first?"
+    session = tui_run(request(question("long", text, "the gateway adapter", "b")), columns=40)
+    session.screen.frame(">")
+    session.press("enter")
+    raw = session.screen.in_raw("RESULT")
+    after = raw[raw.rindex(LEAVE_ALTERNATE_SCREEN) :]
+    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", after.split("RESULT")[0])
+    rows = [row for row in plain.split("\r\n") if row.strip()]
+    assert len(rows) > 1, rows
+    assert all(len(row) <= 40 for row in rows), rows
+    assert rows[0].startswith("✓ ")
+    assert all(row.startswith("  ") for row in rows[1:])
+    assert " ".join(row.strip() for row in rows) == f"✓ {text} → the gateway adapter"
+
+
 @pytest.mark.parametrize(("columns", "rows"), [(80, 24), (60, 15)])
 def test_a_long_answer_wraps_in_its_field(tui_run: Any, columns: int, rows: int) -> None:
     words = [f"word{n:02d}" for n in range(1, 26)]  # 174 characters: three lines at 60

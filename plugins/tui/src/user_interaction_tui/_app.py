@@ -568,6 +568,7 @@ async def run(
 
     remove = signal.add_callback(on_signal)
     record: list[str] = []
+    columns = app.output.get_size().columns  # the record is wrapped to it, between words
     try:
         answer = await app.run_async(
             pre_run=before_first_frame, set_exception_handler=False, handle_sigint=False
@@ -587,8 +588,9 @@ async def run(
         _restore_terminal(fd, saved)
         # the screen is gone: what was asked and answered stays in the scrollback
         if record:
+            lines = [row for line in record for row in _wrap.record_rows(line, columns)]
             try:
-                stdout.write("".join(line + "\n" for line in record))
+                stdout.write("".join(line + "\n" for line in lines))
                 stdout.flush()
             except Exception:  # a terminal that went away: nobody to tell
                 pass

@@ -22,7 +22,7 @@ from prompt_toolkit.utils import get_cwidth
 from wcwidth import width as _width
 from wcwidth import wrap as _wrap_text
 
-__all__ = ["Fragments", "WordWrap", "split", "wrap"]
+__all__ = ["Fragments", "WordWrap", "record_rows", "split", "wrap"]
 
 Fragments = list[tuple[str, str]]
 
@@ -166,3 +166,12 @@ def _word_width(chars: list[str], cells: list[int], index: int) -> int:
         total += cells[index]
         index += 1
     return total
+
+
+def record_rows(line: str, width: int) -> list[str]:
+    """A line of the record left in the scrollback as rows of at most ``width`` cells,
+    broken between words (continued under its text, past the mark), as the screen was."""
+    if width < 10 or _width(line) <= width:
+        return [line]
+    rows = _wrap_text(line, width - 2) or [line]
+    return rows[:1] + ["  " + row for row in rows[1:]]
