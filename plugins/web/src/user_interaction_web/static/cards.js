@@ -364,6 +364,8 @@ window.UserInteractionCards = (() => {
 
     function track(askId, card) {
       cards.set(askId, card);
+      if (card.querySelector(".age, .time-left")) clocked.add(card);
+      if (sight) sight.observe(card);
       questions += card.querySelectorAll("fieldset.question").length;
       const button = jumpTo(card);
       jumps.set(askId, button);
@@ -376,6 +378,9 @@ window.UserInteractionCards = (() => {
       const at = [...jumps.keys()].indexOf(askId);
       questions -= card.querySelectorAll("fieldset.question").length;
       cards.delete(askId);
+      clocked.delete(card);
+      inView.delete(card);
+      if (sight) sight.unobserve(card);
       jumps.get(askId).remove();
       jumps.delete(askId);
       updateCount(Math.max(0, at));
@@ -620,6 +625,27 @@ window.UserInteractionCards = (() => {
     }
 
     let ticker = null;
+    // The cards with an age or a time left to count, and those of them in or near the
+    // viewport: only these are redrawn each second (a page may hold a thousand asks, and
+    // a thousand text changes a second kept it busy); one that comes into view is
+    // brought up to date at once.
+    const clocked = new Set();
+    const inView = new Set();
+    const sight =
+      typeof IntersectionObserver === "function"
+        ? new IntersectionObserver(
+            (entries) => {
+              for (const entry of entries) {
+                if (!cards.has(entry.target.dataset.askId)) continue;
+                if (entry.isIntersecting) {
+                  inView.add(entry.target);
+                  tickCard(entry.target);
+                } else inView.delete(entry.target);
+              }
+            },
+            { rootMargin: "400px 0px" },
+          )
+        : null;
 
     // One card's age and time left, now; whether it has any to count.
     function tickCard(card) {
@@ -638,12 +664,12 @@ window.UserInteractionCards = (() => {
       return Boolean(age || timer);
     }
 
-    // Every card, once a second while any has something to count; ``only``: just that one
-    // card now (a new ask), starting the clock if need be.
+    // The cards in view, once a second while any card has something to count; ``only``:
+    // just that one card now (a new ask), starting the clock if need be.
     function tick(only) {
-      let counting = false;
-      if (only) counting = tickCard(only) || ticker !== null;
-      else for (const card of cards.values()) counting = tickCard(card) || counting;
+      if (only) tickCard(only);
+      else for (const card of sight ? inView : clocked) tickCard(card);
+      const counting = clocked.size > 0;
       if (!counting && ticker !== null) {
         clearInterval(ticker);
         ticker = null;
@@ -770,6 +796,7 @@ window.UserInteractionCards = (() => {
         if (most !== null && cards.size - before >= most) break;
         queued.delete(askId);
         addAsk(ask, batch);
+        tickCard(cards.get(askId)); // its age and time left from the start, in view or not
       }
       list.append(batch);
       updateCount(before);
