@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if importlib.util.find_spec("user_interaction_inbox") is not None:
-    from inbox_support import Inbox
+    from inbox_support import Agent, Inbox
     from page_support import launch
     from postgres_support import Cluster, why_no_postgres
     from user_interaction_inbox._store import SqliteStore, Store
@@ -65,6 +65,12 @@ if importlib.util.find_spec("user_interaction_inbox") is not None:
         yield make
         for store in opened:
             store.close()
+
+    @pytest.fixture(autouse=True)
+    def _agents_end() -> Iterator[None]:
+        """Kills the agent processes a failed test leaves running, before the next test."""
+        yield
+        Agent.end_all()
 
     @pytest.fixture
     def state() -> Path:

@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from user_interaction_inbox._address import Address, InboxUnreachable, Reply
 
@@ -33,6 +33,7 @@ def environment(state: Path, **extra: str) -> dict[str, str]:
     env["USER_INTERACTION_STATE_DIR"] = str(state)
     env.pop("USER_INTERACTION_INBOX", None)
     env.pop("USER_INTERACTION_PROVIDER", None)
+    env["PYTHONFAULTHANDLER"] = "1"  # a crash prints every thread's stack to stderr
     env.update(extra)
     return env
 
@@ -141,6 +142,9 @@ with UserInteraction() as ui:
 class Agent:
     """A process asking one question through the inbox; its outcome is its last line."""
 
+    #: The agents started and not yet ended: ``end_all()`` kills those a failed test left.
+    running: ClassVar[list[Agent]] = []
+
     def __init__(
         self,
         state: Path,
@@ -169,9 +173,18 @@ class Agent:
             stderr=subprocess.PIPE,
             text=True,
         )
+        Agent.running.append(self)
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
         assert line == "ready\n", line + self.errors()
+
+    @classmethod
+    def end_all(cls) -> None:
+        while cls.running:
+            agent = cls.running.pop()
+            if agent.process.poll() is None:
+                agent.process.kill()
+            agent.process.communicate()
 
     def errors(self) -> str:
         assert self.process.stderr is not None

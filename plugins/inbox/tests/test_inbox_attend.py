@@ -132,7 +132,7 @@ def test_ctrl_c_stops_attending_and_leaves_the_ask_pending(
     attending.append(attend)
     attend.expect(f"asking {ask['id']}")
     status, rest = attend.interrupt()
-    assert status == 130
+    assert status == 130, rest
     assert rest == (
         "user-interaction inbox: stopped attending; the asks not answered stay pending\n"
     )

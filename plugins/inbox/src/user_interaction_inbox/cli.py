@@ -13,6 +13,7 @@ script (a command of the ``user_interaction.commands`` entry-point group).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import getpass
 import json
@@ -442,14 +443,15 @@ def _attend_one(
     _say(f"asking {ask_id} from {ask['agent']}")
     controller = AbortController()
     done = threading.Event()
+    # Not a daemon: the interpreter waits for it on the way out. A thread still in a
+    # request while the interpreter shuts down has crashed it (SIGSEGV on 3.10).
     watcher = threading.Thread(
         target=_watch,
         args=(address, ask_id, cursor, controller, done),
         name=f"inbox-attend-{ask_id}",
-        daemon=True,
     )
-    watcher.start()
     try:
+        watcher.start()  # in the try: a Ctrl-C that lands in start() still sets done
         payload = _ask_through(ui, ask, by, controller.signal)
     except UserInteractionError as error:
         if controller.signal.aborted:
@@ -460,11 +462,11 @@ def _attend_one(
             return
         raise
     finally:
-        # The watcher's held requests are short, so that it is gone before attend goes
-        # on or the process ends (a thread still in a request while the interpreter shuts
-        # down has crashed it).
+        # The watcher's held requests are short, so that it is gone soon after done is
+        # set, before attend goes on or the process ends.
         done.set()
-        watcher.join(_WATCH_WAIT + 15.0)
+        with contextlib.suppress(RuntimeError):  # interrupted before it had started
+            watcher.join(_WATCH_WAIT + 15.0)
     settled = inbox.call("POST", f"/api/asks/{ask_id}/settle", payload)
     if settled.status == 200:
         _say(f"ask {ask_id}: {settled.body.get('state')}")
