@@ -39,6 +39,7 @@ try:
         UserInteraction,
     )
     from user_interaction._ask import Ask  # the one ask path, for the "before" baseline
+    from user_interaction._validation import check_answer, validate_request
 except Exception:  # nothing to measure, but a report still exits 0
     traceback.print_exc()
     print("bench: user_interaction does not import; nothing was measured")
@@ -286,6 +287,20 @@ async def loop_floor(
     return perf_counter() - start
 
 
+async def loop_floor_checked(
+    provider: AsyncProvider, request: AskUserQuestionRequest, n: int
+) -> float:
+    """The floor with the two checks every ask must make: the request before the provider
+    is called, its answer after (what ``ask()`` adds beyond them is its own machinery)."""
+    loop = asyncio.get_running_loop()
+    start = perf_counter()
+    for _ in range(n):
+        validate_request(request)
+        answer = await asyncio.wait_for(loop.create_task(provider.ask(request)), None)
+        assert not check_answer(request, answer)
+    return perf_counter() - start
+
+
 async def loop_ask(ui: UserInteraction, request: AskUserQuestionRequest, n: int) -> float:
     start = perf_counter()
     for _ in range(n):
@@ -331,6 +346,7 @@ ASK_CASES = (
     ("await provider.ask() (no task)", "await"),
     ("bare task under wait_for (floor)", "floor"),
     ("... with timeout=30 (floor)", "floor+timeout"),
+    ("floor + the request's and answer's checks", "floor+checks"),
     ("await ui.ask(req)", "ask"),
     ("await ui.ask(a new equal req each)", "ask+fresh"),
     ("await ui.ask(req with signal)", "ask+signal"),
@@ -367,6 +383,7 @@ async def measure_ask(cfg: Config) -> Samples:
         "await": lambda: loop_await_direct(floor, REQUEST, cfg.ask_n),
         "floor": lambda: loop_floor(floor, REQUEST, cfg.ask_n, None),
         "floor+timeout": lambda: loop_floor(floor, REQUEST, cfg.ask_n, 30),
+        "floor+checks": lambda: loop_floor_checked(floor, REQUEST, cfg.ask_n),
         "ask": lambda: loop_ask(ui_async, REQUEST, cfg.ask_n),
         "ask+fresh": lambda: loop_ask_pool(ui_async, pool, cfg.ask_n),
         "ask+signal": lambda: loop_ask(ui_async, with_signal, cfg.ask_n),
@@ -460,6 +477,13 @@ def report_ask(samples: Samples, summary: Summary) -> None:
         "ask (async, a new request each)", samples.median("ask+fresh"), floor, "floor", None
     )
     summary.ratio_row("ask (async, no signal)", samples.median("ask"), base, "pluggy", None)
+    summary.ratio_row(
+        "ask (async, no signal)",
+        samples.median("ask"),
+        samples.median("floor+checks"),
+        "floor+checks",
+        None,
+    )
     threaded = samples.median("to_thread")
     summary.ratio_row("ask (sync provider)", samples.median("sync"), threaded, "to_thread", 1.2)
     summary.ratio_row(

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
+import signal
+import threading
 from pathlib import Path
 
 import pytest
@@ -15,6 +18,7 @@ from user_interaction.toolkit import (
     plain_preview,
     quoted,
     shorten,
+    start_thread,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -85,3 +89,37 @@ def test_the_providers_keep_no_copies() -> None:
         if path.name != "toolkit.py" and copies.search(path.read_text(encoding="utf-8"))
     ]
     assert found == []
+
+
+class _InterruptedAsItStarts(threading.Thread):
+    """A thread whose start() gets a Ctrl-C (SIGINT to this process) at its first line."""
+
+    def start(self) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        super().start()
+
+
+def test_start_thread_raises_a_ctrl_c_that_came_during_the_start_after_it() -> None:
+    """Raised inside Thread.start(), the interrupt would leave the thread half started
+    (which crashed an exiting interpreter); held back, it comes once the thread runs."""
+    before = signal.getsignal(signal.SIGINT)
+    release = threading.Event()
+    thread = _InterruptedAsItStarts(target=release.wait, daemon=True)
+    with pytest.raises(KeyboardInterrupt):
+        start_thread(thread)
+    try:
+        assert thread.is_alive()
+        assert signal.getsignal(signal.SIGINT) is before
+    finally:
+        release.set()
+        thread.join(10)
+
+
+def test_without_an_interrupt_start_thread_only_starts() -> None:
+    before = signal.getsignal(signal.SIGINT)
+    done: list[str] = []
+    thread = threading.Thread(target=lambda: done.append(threading.current_thread().name))
+    start_thread(thread)
+    thread.join(10)
+    assert done == [thread.name]
+    assert signal.getsignal(signal.SIGINT) is before

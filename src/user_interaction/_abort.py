@@ -365,10 +365,12 @@ class _Timer:
             if self._condition is None:
                 import threading
 
+                from ._threads import start_thread
+
                 self._condition = threading.Condition()
-                threading.Thread(
-                    target=self._run, name="user-interaction-timer", daemon=True
-                ).start()
+                start_thread(
+                    threading.Thread(target=self._run, name="user-interaction-timer", daemon=True)
+                )
             condition = self._condition
         with condition:
             self._counter += 1

@@ -216,22 +216,32 @@ class Ask:
         loop = self._loop
         assert loop is not None
         if sys.version_info >= (3, 12):  # an ask that answers at once needs no loop turn
-            task = asyncio.Task(_guarded(awaitable), loop=loop, eager_start=True)
+            task = asyncio.Task(self._provide(awaitable), loop=loop, eager_start=True)
             if task.done():
-                self._returned()
-                return _mapped(task.result())
+                return task.result()
         else:
-            task = loop.create_task(_guarded(awaitable))
+            task = loop.create_task(self._provide(awaitable))
         self._task = task
         task.add_done_callback(partial(self._task_done, awaitable))
         return None
 
-    def _task_done(self, awaitable: Awaitable[object], task: asyncio.Task[Outcome]) -> None:
+    async def _provide(self, awaitable: Awaitable[object]) -> Outcome:
+        """The provider's task: await it and settle the caller's wait in the same step, so
+        the caller wakes on the next loop turn, as it would awaiting the task itself.
+        Whatever the provider raises (``KeyboardInterrupt`` included, which a task would
+        re-raise out of the loop) becomes an outcome, mapped only if the caller waits."""
+        try:
+            outcome: Outcome = (True, await awaitable)
+        except BaseException as exc:
+            outcome = (False, provider_error(exc))
         self._returned()
-        if task.cancelled():  # cancelled before it ever ran
+        self._settle(outcome)  # unless the caller stopped waiting
+        return outcome
+
+    def _task_done(self, awaitable: Awaitable[object], task: asyncio.Task[Outcome]) -> None:
+        if task.cancelled():  # cancelled before it ever ran: _provide never started
+            self._returned()
             discard_awaitable(awaitable)
-            return
-        self._settle(_mapped(task.result()))  # unless the caller stopped waiting
 
     def _start_thread(self, registration: Registration, request: AskUserQuestionRequest) -> None:
         import contextvars
@@ -268,9 +278,7 @@ class Ask:
                 discard_awaitable(value)
                 self._returned()
                 return
-            finished = self._start_task(value)
-            if finished is not None:
-                self._settle(finished)
+            self._start_task(value)  # its task settles the wait, even started eagerly
             return
         self._returned()
         self._settle(outcome)
@@ -331,17 +339,3 @@ class Ask:
                 registration.release()
         else:
             waiting.set_result(registration)
-
-
-async def _guarded(awaitable: Awaitable[object]) -> Outcome:
-    """Await the provider; whatever it raises (``KeyboardInterrupt`` included, which a
-    task would re-raise out of the loop) becomes an outcome, never escapes a task."""
-    try:
-        return True, await awaitable
-    except BaseException as exc:  # mapped by the ask, only if its caller still waits
-        return False, exc
-
-
-def _mapped(outcome: Outcome) -> Outcome:
-    ok, value = outcome
-    return outcome if ok else (False, provider_error(value))

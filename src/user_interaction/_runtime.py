@@ -6,6 +6,8 @@ import asyncio
 import threading
 from typing import Final
 
+from ._threads import start_thread
+
 __all__ = ["LoopThread"]
 
 _CLOSE_GRACE: Final = 1.0
@@ -31,7 +33,7 @@ class LoopThread:
                 thread = threading.Thread(
                     target=_serve, args=(loop, ready), name="user-interaction-loop", daemon=True
                 )
-                thread.start()
+                start_thread(thread)
                 ready.wait()
                 self._loop, self._thread = loop, thread
             return self._loop

@@ -11,6 +11,8 @@ import queue
 import threading
 from typing import Callable, Final, Optional
 
+from ._threads import start_thread
+
 __all__ = ["WORKERS", "Workers"]
 
 #: How long an idle worker waits for another job before its thread ends.
@@ -42,9 +44,9 @@ class Workers:
                 self._idle -= 1
         self._jobs.put(job)
         if start:
-            threading.Thread(
-                target=self._serve, name="user-interaction-provider", daemon=True
-            ).start()
+            start_thread(
+                threading.Thread(target=self._serve, name="user-interaction-provider", daemon=True)
+            )
 
     def _serve(self) -> None:
         while True:

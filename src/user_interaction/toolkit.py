@@ -7,7 +7,8 @@ through :func:`option_text`; :func:`shorten` quotes a question inside a label. A
 that reads answers from a client (a form's reply, JSON from a page) names what it got
 with :func:`describe_value` — the same words the core's own request and answer checks
 use — and lists what was allowed with :func:`quoted`. :func:`clock` writes the time left
-to answer (``request.signal.time_left()``) as every UI shows it.
+to answer (``request.signal.time_left()``) as every UI shows it. :func:`start_thread`
+starts a thread (a reader, a watcher) so that a Ctrl-C cannot leave it half started.
 
 Disposal needs no helper: the manager fires each pending ask's ``request.signal`` with
 ``PROVIDER_DISPOSED`` before it calls ``dispose()``, so a provider that waits through
@@ -22,6 +23,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final
 
 from ._describe import describe_value
+from ._threads import start_thread
 
 if TYPE_CHECKING:
     from ._model import AskUserQuestionOption
@@ -34,6 +36,7 @@ __all__ = [
     "plain_preview",
     "quoted",
     "shorten",
+    "start_thread",
 ]
 
 #: The most characters of a preview :func:`plain_preview` keeps by default.

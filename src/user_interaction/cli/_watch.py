@@ -17,6 +17,8 @@ import traceback
 from pathlib import Path
 from typing import Callable, Final, Iterable
 
+from user_interaction._threads import start_thread
+
 __all__ = ["Watcher", "have_watchfiles", "ignored"]
 
 OnChange = Callable[[list[str]], None]
@@ -88,7 +90,7 @@ class Watcher:
         else:
             run = self._watchfiles
         self._thread = threading.Thread(target=run, name="user-interaction-watch", daemon=True)
-        self._thread.start()
+        start_thread(self._thread)
         self._ready.wait(_READY_TIMEOUT)
 
     def stop(self) -> None:

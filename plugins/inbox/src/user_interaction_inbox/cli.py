@@ -13,7 +13,6 @@ script (a command of the ``user_interaction.commands`` entry-point group).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime
 import getpass
 import json
@@ -38,6 +37,7 @@ from user_interaction import (
 )
 from user_interaction.cli import add_provider_option, seconds
 from user_interaction.terminal import visible
+from user_interaction.toolkit import start_thread
 
 from ._address import Address, InboxUnreachable, Reply, find_address
 
@@ -443,15 +443,14 @@ def _attend_one(
     _say(f"asking {ask_id} from {ask['agent']}")
     controller = AbortController()
     done = threading.Event()
-    # Not a daemon: the interpreter waits for it on the way out. A thread still in a
-    # request while the interpreter shuts down has crashed it (SIGSEGV on 3.10).
     watcher = threading.Thread(
         target=_watch,
         args=(address, ask_id, cursor, controller, done),
         name=f"inbox-attend-{ask_id}",
+        daemon=True,
     )
     try:
-        watcher.start()  # in the try: a Ctrl-C that lands in start() still sets done
+        start_thread(watcher)  # a Ctrl-C meanwhile is raised after it, in this try
         payload = _ask_through(ui, ask, by, controller.signal)
     except UserInteractionError as error:
         if controller.signal.aborted:
@@ -462,11 +461,11 @@ def _attend_one(
             return
         raise
     finally:
-        # The watcher's held requests are short, so that it is gone soon after done is
-        # set, before attend goes on or the process ends.
+        # The watcher's held requests are short, so that it is gone before attend goes
+        # on or the process ends (a thread still in a request while the interpreter shuts
+        # down has crashed it).
         done.set()
-        with contextlib.suppress(RuntimeError):  # interrupted before it had started
-            watcher.join(_WATCH_WAIT + 15.0)
+        watcher.join(_WATCH_WAIT + 15.0)
     settled = inbox.call("POST", f"/api/asks/{ask_id}/settle", payload)
     if settled.status == 200:
         _say(f"ask {ask_id}: {settled.body.get('state')}")
