@@ -229,7 +229,7 @@ class Ask:
         """The provider's task: await it and settle the caller's wait in the same step, so
         the caller wakes on the next loop turn, as it would awaiting the task itself.
         Whatever the provider raises (``KeyboardInterrupt`` included, which a task would
-        re-raise out of the loop) becomes an outcome, mapped only if the caller waits."""
+        re-raise out of the loop) becomes an outcome, never escapes the task."""
         try:
             outcome: Outcome = (True, await awaitable)
         except BaseException as exc:
