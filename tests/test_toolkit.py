@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import threading
@@ -95,22 +94,24 @@ class _InterruptedAsItStarts(threading.Thread):
     """A thread whose start() gets a Ctrl-C (SIGINT to this process) at its first line."""
 
     def start(self) -> None:
-        os.kill(os.getpid(), signal.SIGINT)
+        signal.raise_signal(signal.SIGINT)  # to this thread: its handler runs here, at once
         super().start()
 
 
 def test_start_thread_raises_a_ctrl_c_that_came_during_the_start_after_it() -> None:
     """Raised inside Thread.start(), the interrupt would leave the thread half started
     (which crashed an exiting interpreter); held back, it comes once the thread runs."""
-    before = signal.getsignal(signal.SIGINT)
+    # Ctrl-C as a program has it (a test runner's worker may ignore SIGINT)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
     release = threading.Event()
     thread = _InterruptedAsItStarts(target=release.wait, daemon=True)
-    with pytest.raises(KeyboardInterrupt):
-        start_thread(thread)
     try:
+        with pytest.raises(KeyboardInterrupt):
+            start_thread(thread)
         assert thread.is_alive()
-        assert signal.getsignal(signal.SIGINT) is before
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     finally:
+        signal.signal(signal.SIGINT, before)
         release.set()
         thread.join(10)
 
