@@ -14,7 +14,7 @@ from typing import Any
 import aiohttp
 import pytest
 import user_interaction_inbox._server as server_module
-from inbox_support import REQUEST
+from inbox_support import NPM, REQUEST
 from user_interaction_inbox import InboxProvider
 from user_interaction_inbox._address import TOKEN_HEADER
 from user_interaction_inbox._server import InboxServer
@@ -172,6 +172,86 @@ def test_disposal_while_the_post_is_under_way_still_withdraws_the_ask(tmp_path: 
             (ask_id,) = ids
             after = await call(session, "GET", f"/api/asks/{ask_id}?wait=60")
             assert after["state"] == "withdrawn"
+
+    asyncio.run(scenario())
+
+
+async def _answer(session: aiohttp.ClientSession, count: int) -> None:
+    """Answer the next ``count`` asks, one after the other, as they turn up (as a human)."""
+    answered: set[str] = set()
+    for _ in range(4000):
+        listed = (await call(session, "GET", "/api/asks"))["asks"]
+        fresh = [ask for ask in listed if ask["id"] not in answered]
+        if fresh:
+            answered.add(fresh[0]["id"])
+            await call(
+                session,
+                "POST",
+                f"/api/asks/{fresh[0]['id']}/settle",
+                json={"action": "answer", "answer": NPM, "by": "test"},
+            )
+            if len(answered) == count:
+                return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"{count - len(answered)} of {count} asks did not arrive")
+
+
+async def _closed(transport: asyncio.BaseTransport) -> bool:
+    for _ in range(2000):
+        if transport.is_closing():
+            return True
+        await asyncio.sleep(0.01)
+    return False
+
+
+@pytest.mark.parametrize("ending", ["disposal", "the loop's end"])
+def test_the_asks_on_one_loop_share_a_connection_closed_at_the_end(
+    tmp_path: Path, ending: str
+) -> None:
+    """The provider keeps one HTTP session per event loop: its asks after the first pay no
+    new connection. Disposal, or the end of the loop that asked (``asyncio.run`` returning
+    with the provider still registered), closes it: no connection is left open."""
+    transports: list[asyncio.BaseTransport] = []
+
+    async def scenario() -> None:
+        store = SqliteStore(tmp_path / "inbox.sqlite3")
+        server = InboxServer(store, "t0ken")
+        post = server._post
+
+        async def noted_post(request: Any) -> Any:
+            assert request.transport is not None
+            transports.append(request.transport)
+            return await post(request)
+
+        server._post = noted_post  # type: ignore[method-assign]
+        await server.start("127.0.0.1", 0)
+        ui = UserInteraction()
+        ui.register_provider(InboxProvider(url=f"{server.base}/#t0ken", agent="shared"))
+        request = AskUserQuestionRequest.from_dict(REQUEST)
+
+        async def ask_twice() -> None:
+            for _ in range(2):
+                answer = await ui.ask(request, timeout=60)
+                assert answer.answers[0].selected == ("npm",)
+
+        try:
+            async with aiohttp.ClientSession(
+                base_url=server.base, headers={TOKEN_HEADER: "t0ken"}
+            ) as human:
+                if ending == "disposal":
+                    await asyncio.gather(ask_twice(), _answer(human, 2))
+                    await ui.aclose()
+                else:  # the asks run on a loop of their own, which ends with them
+                    await asyncio.gather(
+                        asyncio.to_thread(asyncio.run, ask_twice()), _answer(human, 2)
+                    )
+                first, second = transports
+                assert first is second, "the second ask opened a new connection"
+                assert await _closed(first), f"the connection stayed open after {ending}"
+        finally:
+            ui.close()
+            await server.close()
+            store.close()
 
     asyncio.run(scenario())
 

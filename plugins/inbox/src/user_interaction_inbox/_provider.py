@@ -8,6 +8,7 @@ import json
 import os
 import secrets
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -40,6 +41,38 @@ _RETRY_DELAYS: Final = (0.1, 0.3, 0.5, 1.0, 2.0)
 _WITHDRAW_TIMEOUT: Final = 2.0
 
 
+class _Session:
+    """The HTTP session the asks on one event loop share: its connections stay open
+    between asks (aiohttp closes them after 15 idle seconds). A task keeps it, so it is
+    closed on its own loop when the provider is disposed or when the loop ends (which
+    cancels the keeper), after the asks still using it have withdrawn."""
+
+    def __init__(self) -> None:
+        import aiohttp
+
+        timeout = aiohttp.ClientTimeout(total=None, sock_connect=5.0, sock_read=_WAIT + 10.0)
+        self.client = aiohttp.ClientSession(timeout=timeout)
+        self.loop = asyncio.get_running_loop()
+        self.asks: set[asyncio.Task[Any]] = set()
+        self.closing = asyncio.Event()
+        self.keeper = self.loop.create_task(self._keep())
+
+    async def _keep(self) -> None:
+        try:
+            await self.closing.wait()
+        finally:
+            if self.asks:  # each withdraws within its own bound (_WITHDRAW_TIMEOUT)
+                await asyncio.wait(self.asks)
+            await self.client.close()
+
+    def close(self) -> None:
+        """Close the session on its loop, once its asks are done (from any thread)."""
+        try:
+            self.loop.call_soon_threadsafe(self.closing.set)
+        except RuntimeError:  # the loop is closed: the keeper ran when it ended
+            pass
+
+
 class _Gone(Exception):
     """The server does not know the ask (404): its store lost it."""
 
@@ -70,6 +103,9 @@ class InboxProvider:
     keyed one another caller still waits on; disposal withdraws an unkeyed ask and leaves a
     keyed one pending for the key's next caller. When the server restarts, the wait picks
     up again by itself (the address is read again: the port may have changed).
+
+    The asks on one event loop share one HTTP session, closed on disposal or when the loop
+    ends.
     """
 
     priority: Final = 15
@@ -81,7 +117,10 @@ class InboxProvider:
         self._url = url
         self._token = token
         self._agent = agent
-        find_address(url, token)  # a bad url= fails at construction, not at the first ask
+        #: Where the inbox was last found: read again only when it stops answering.
+        self._known: Address | None = find_address(url, token)  # a bad url= fails here
+        self._sessions: dict[asyncio.AbstractEventLoop, _Session] = {}
+        self._lock = threading.Lock()
         import aiohttp  # noqa: F401  # here, not on the caller's event loop at the first ask
 
     @classmethod
@@ -94,7 +133,25 @@ class InboxProvider:
         return reply.status == 200 and reply.body.get("inbox") is True
 
     def _address(self) -> Address:
-        return find_address(self._url, self._token)
+        known = self._known
+        if known is None:
+            known = self._known = find_address(self._url, self._token)
+        return known
+
+    def _session(self) -> _Session:
+        """This loop's session, opened at its first ask."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            session = self._sessions.get(loop)
+            if session is None or session.closing.is_set() or session.keeper.done():
+                session = self._sessions[loop] = _Session()
+                session.keeper.add_done_callback(lambda _: self._forget(session))
+        return session
+
+    def _forget(self, session: _Session) -> None:
+        with self._lock:
+            if self._sessions.get(session.loop) is session:
+                del self._sessions[session.loop]
 
     def _label(self, request: AskUserQuestionRequest) -> str:
         if self._agent:
@@ -108,20 +165,24 @@ class InboxProvider:
         return f"{Path(sys.argv[0]).name or 'python'} ({os.getpid()})"
 
     async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
-        import aiohttp
-
         signal = request.signal
         assert signal is not None  # the manager always gives the provider its own signal
         progress = _Progress(secrets.token_hex(8))
-        timeout = aiohttp.ClientTimeout(total=None, sock_connect=5.0, sock_read=_WAIT + 10.0)
-        async with aiohttp.ClientSession(timeout=timeout) as session:
+        shared = self._session()
+        task = asyncio.current_task()
+        assert task is not None
+        shared.asks.add(task)
+        session = shared.client
+        try:
+            status = await signal.race(self._settled(session, request, progress))
+            progress.settled = True
+            return _outcome(status)
+        finally:
             try:
-                status = await signal.race(self._settled(session, request, progress))
-                progress.settled = True
-                return _outcome(status)
-            finally:
                 if progress.posting is not None and not progress.settled:
                     await self._leave(session, request, progress)
+            finally:
+                shared.asks.discard(task)
 
     async def _settled(
         self, session: aiohttp.ClientSession, request: AskUserQuestionRequest, progress: _Progress
@@ -235,6 +296,8 @@ class InboxProvider:
                     text = await response.read()
                     status = response.status
             except (aiohttp.ClientError, InboxUnreachable, asyncio.TimeoutError):
+                if self._url is None:
+                    self._known = None  # the server may be back on another port
                 if not retry:
                     raise
                 await asyncio.sleep(_RETRY_DELAYS[min(attempt, len(_RETRY_DELAYS) - 1)])
@@ -268,8 +331,12 @@ class InboxProvider:
         return InboxDecisions(self._url, self._token)
 
     def dispose(self) -> None:
-        """Nothing to release: each ask has its own connection, and the manager's signal
-        ends the asks still waiting."""
+        """Close the sessions (the manager's signal has ended the asks still waiting; they
+        withdraw first)."""
+        with self._lock:
+            sessions = list(self._sessions.values())
+        for session in sessions:
+            session.close()
 
 
 def _consume(task: asyncio.Future[Any]) -> None:
