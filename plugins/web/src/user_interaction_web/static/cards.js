@@ -343,14 +343,25 @@ window.UserInteractionCards = (() => {
     }
 
     // from: the first button whose number may have changed
+    // The tab's title counts the questions waiting. It is written in a task of its own,
+    // once for a burst of changes: writing it takes Chromium about a millisecond, which
+    // a new card would otherwise wait for. A timer, not an animation frame: the title
+    // matters most in a tab in the background, where frames stop.
+    let titling = null;
+    function updateTitle() {
+      titling = null;
+      let waiting = questions;
+      for (const ask of queued.values()) waiting += Array.isArray(ask.questions) ? ask.questions.length : 0;
+      const title = waiting
+        ? `(${waiting}) ${waiting === 1 ? "question" : "questions"} · user-interaction`
+        : "user-interaction";
+      if (document.title !== title) document.title = title;
+    }
+
     function updateCount(from = 0) {
       const n = cards.size + queued.size;
       empty.hidden = n > 0;
-      let waiting = questions;
-      for (const ask of queued.values()) waiting += Array.isArray(ask.questions) ? ask.questions.length : 0;
-      document.title = waiting
-        ? `(${waiting}) ${waiting === 1 ? "question" : "questions"} · user-interaction`
-        : "user-interaction";
+      if (titling === null) titling = setTimeout(updateTitle, 0);
       const shown = options.countAlways ? 1 : 2;
       jump.hidden = n < shown;
       count.textContent = `${n} ${n === 1 ? "ask" : "asks"} waiting:`;
@@ -411,21 +422,28 @@ window.UserInteractionCards = (() => {
       const submit = el("button", { type: "submit", className: "primary", text: "Submit", "aria-describedby": keys.id });
       const cancel = el("button", { type: "button", "data-action": "cancel", text: "Cancel" });
       const decline = el("button", { type: "button", "data-action": "decline", text: "Decline" });
-      const confirm = renderConfirm(form, ask);
-      form.append(error, el("div", { className: "actions" }, keys, cancel, decline, submit), confirm.dialog);
+      form.append(error, el("div", { className: "actions" }, keys, cancel, decline, submit));
+      // built when first needed: most answers never need it, and a page may hold a
+      // thousand cards
+      let confirm = null;
       form.addEventListener("submit", (event) => {
         event.preventDefault();
         if (form.dataset.state === "withdrawn") return;
         const answers = collect(form, ask);
         if (!answers) return;
         const skipped = ask.questions.filter((_, i) => !answers[i].selected.length && !answers[i].custom);
-        if (skipped.length) confirm.open(skipped, answers);
-        else send(form, ask.askId, "accept", answers);
+        if (skipped.length) {
+          if (!confirm) {
+            confirm = renderConfirm(form, ask);
+            form.append(confirm.dialog);
+          }
+          confirm.open(skipped, answers);
+        } else send(form, ask.askId, "accept", answers);
       });
       cancel.addEventListener("click", () => send(form, ask.askId, "cancel"));
       decline.addEventListener("click", () => send(form, ask.askId, "decline"));
       form.addEventListener("keydown", (event) => {
-        if (event.key !== "Enter" || event.isComposing || confirm.dialog.open) return;
+        if (event.key !== "Enter" || event.isComposing || (confirm && confirm.dialog.open)) return;
         const tag = event.target.tagName;
         // Enter makes a new line in a multi-line box and presses a button; Ctrl/Cmd+Enter
         // submits from anywhere
