@@ -12,7 +12,7 @@ import threading
 from typing import Any
 
 from inbox_support import NPM, REQUEST, Inbox
-from user_interaction_inbox._address import ASK_HEADER, TOKEN_HEADER
+from user_interaction_inbox._address import TOKEN_HEADER
 
 
 def raw(inbox: Inbox, method: str, path: str, headers: dict[str, Any], body: bytes = b"") -> int:
@@ -144,37 +144,6 @@ def test_an_unkeyed_ask_is_withdrawn_by_its_agent_and_a_late_answer_is_409(inbox
     assert late.status == 409
     assert late.body["state"] == "withdrawn"
     assert late.body["settledBy"] == "agent raw"
-
-
-def test_a_held_post_names_the_ask_at_once_and_replies_when_it_is_settled(
-    inbox: Inbox,
-) -> None:
-    """``POST /api/asks?wait=S`` (what the provider sends): the reply's headers name the
-    stored ask before it is settled, so its agent can withdraw it; the status follows."""
-    base = inbox.address.base.removeprefix("http://")
-    host, _, port = base.rpartition(":")
-    connection = http.client.HTTPConnection(host, int(port), timeout=30)
-    try:
-        body = json.dumps({"request": REQUEST, "agent": "held", "waiter": "w1"})
-        connection.request(
-            "POST",
-            "/api/asks?wait=30",
-            body=body.encode(),
-            headers={TOKEN_HEADER: inbox.address.token, "Content-Type": "application/json"},
-        )
-        response = connection.getresponse()  # the headers: the ask is still pending
-        assert response.status == 200
-        ask_id = response.getheader(ASK_HEADER)
-        (pending,) = inbox.pending()
-        assert ask_id == pending["id"]
-        settled = inbox.call(
-            "POST", f"/api/asks/{ask_id}/settle", {"action": "answer", "answer": NPM, "by": "me"}
-        )
-        assert settled.status == 200
-        status = json.loads(response.read())
-        assert (status["id"], status["state"], status["answer"]) == (ask_id, "answered", NPM)
-    finally:
-        connection.close()
 
 
 def test_a_keyed_ask_stays_when_its_caller_only_leaves(inbox: Inbox) -> None:

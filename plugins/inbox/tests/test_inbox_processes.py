@@ -298,7 +298,7 @@ def test_a_pending_ask_survives_a_killed_server_and_its_agent_waits_on(state: Pa
         assert [a["id"] for a in restarted.pending()] == [ask["id"]]
         cli(state, "inbox", "answer", ask["id"], "--answer", json.dumps(NPM))
         assert agent.outcome() == {"answer": NPM}
-        # its held post was cut, not sent again: no second ask was left behind
+        # its wait picked up again on the same ask: no second ask was left behind
         assert restarted.pending() == []
     finally:
         restarted.stop()

@@ -18,7 +18,6 @@ import attrs
 from user_interaction import state_dir
 
 __all__ = [
-    "ASK_HEADER",
     "INBOX_ENV",
     "TOKEN_HEADER",
     "Address",
@@ -33,8 +32,6 @@ __all__ = [
 INBOX_ENV: Final = "USER_INTERACTION_INBOX"
 #: The header carrying the token on every API call.
 TOKEN_HEADER: Final = "X-UI-Token"
-#: The header of a held ``POST /api/asks?wait=`` reply naming the ask before its status.
-ASK_HEADER: Final = "X-UI-Ask"
 
 
 def address_file() -> Path:

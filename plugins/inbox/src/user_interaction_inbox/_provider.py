@@ -9,7 +9,6 @@ import os
 import secrets
 import sys
 import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -25,7 +24,7 @@ from user_interaction import (
     UserInteractionError,
 )
 
-from ._address import ASK_HEADER, TOKEN_HEADER, Address, InboxUnreachable, find_address
+from ._address import TOKEN_HEADER, Address, InboxUnreachable, find_address
 from ._decisions import InboxDecisions
 
 if TYPE_CHECKING:
@@ -78,28 +77,17 @@ class _Gone(Exception):
     """The server does not know the ask (404): its store lost it."""
 
 
-class _Cut(Exception):
-    """A held reply was cut after its headers named the ask (the server went away)."""
-
-
 class _Progress:
     """How far one ask got: the caller's name in the server (``waiter``), the post under
-    way, the ask's id once the server named it, and whether it was settled (then nothing
-    is withdrawn)."""
+    way, the ask's id once posted, and whether it was settled (then nothing is withdrawn)."""
 
-    __slots__ = ("ask_id", "named", "posting", "settled", "waiter")
+    __slots__ = ("ask_id", "posting", "settled", "waiter")
 
     def __init__(self, waiter: str) -> None:
         self.waiter = waiter
         self.posting: asyncio.Task[dict[str, Any]] | None = None
         self.ask_id: str | None = None
-        #: Set when the server has named the ask: by the post's reply, or its headers.
-        self.named = asyncio.Event()
         self.settled = False
-
-    def name(self, ask_id: str) -> None:
-        self.ask_id = ask_id
-        self.named.set()
 
 
 class InboxProvider:
@@ -224,14 +212,12 @@ class InboxProvider:
     async def _posted(
         self, session: aiohttp.ClientSession, request: AskUserQuestionRequest, progress: _Progress
     ) -> dict[str, Any]:
-        """Post the ask, its reply held until it is settled (or for :data:`_WAIT`), as a
-        task of its own: when the caller's signal ends the wait while the post is under
-        way, the server may have stored the ask already, and the withdrawal needs its id,
-        which the reply's headers give (see :meth:`_leave`)."""
-        progress.named.clear()
-        progress.posting = asyncio.ensure_future(self._post(session, request, progress))
+        """Post the ask as a task of its own: when the caller's signal ends the wait while
+        the post is under way, the server may have stored the ask already, and the
+        withdrawal needs its id (see :meth:`_leave`)."""
+        progress.posting = asyncio.ensure_future(self._post(session, request, progress.waiter))
         status = await asyncio.shield(progress.posting)
-        progress.name(status["id"])
+        progress.ask_id = status["id"]
         return status
 
     async def _leave(
@@ -262,37 +248,26 @@ class InboxProvider:
     ) -> None:
         posting = progress.posting
         assert posting is not None
-        named = asyncio.ensure_future(progress.named.wait())
-        try:  # the id of an ask whose post was still under way
-            await asyncio.wait([posting, named], return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            named.cancel()
-        ask_id = progress.ask_id if progress.named.is_set() else (await posting)["id"]
+        status = await posting  # the id of an ask whose post was still under way
         await self._call(
             session,
             "POST",
-            f"/api/asks/{ask_id}/withdraw",
+            f"/api/asks/{status['id']}/withdraw",
             {"waiter": progress.waiter, "leave": leave},
             retry=False,
         )
 
     async def _post(
-        self, session: aiohttp.ClientSession, request: AskUserQuestionRequest, progress: _Progress
+        self, session: aiohttp.ClientSession, request: AskUserQuestionRequest, waiter: str
     ) -> dict[str, Any]:
         assert request.signal is not None
         payload = {
             "request": request.to_dict(),
             "agent": self._label(request),
             "timeLeft": request.signal.time_left(),
-            "waiter": progress.waiter,
+            "waiter": waiter,
         }
-        try:
-            return await self._call(
-                session, "POST", f"/api/asks?wait={_WAIT:g}", payload, named=progress.name
-            )
-        except _Cut:  # stored and named: wait for it as after any post
-            assert progress.ask_id is not None
-            return {"id": progress.ask_id, "state": "pending"}
+        return await self._call(session, "POST", "/api/asks", payload)
 
     async def _call(
         self,
@@ -302,19 +277,14 @@ class InboxProvider:
         payload: object = None,
         *,
         retry: bool = True,
-        named: Callable[[str], None] | None = None,
     ) -> dict[str, Any]:
         """One API call; while the server cannot be reached (restarting), or cannot reach
         its store (503), try again with the address read afresh. The caller's signal ends
-        the attempts (the manager cancels this task).
-
-        ``named`` hears the ask's id from the headers of a held reply; once it has, a cut
-        reply is not sent again but raises :class:`_Cut` (the ask is stored)."""
+        the attempts (the manager cancels this task)."""
         import aiohttp
 
         attempt = 0
         while True:
-            told = False
             try:
                 address = self._address()
                 async with session.request(
@@ -323,15 +293,9 @@ class InboxProvider:
                     json=payload,
                     headers={TOKEN_HEADER: address.token},
                 ) as response:
-                    ask_id = response.headers.get(ASK_HEADER)
-                    if named is not None and ask_id and response.status == 200:
-                        named(ask_id)
-                        told = True
                     text = await response.read()
                     status = response.status
-            except (aiohttp.ClientError, InboxUnreachable, asyncio.TimeoutError) as exc:
-                if told:
-                    raise _Cut from exc
+            except (aiohttp.ClientError, InboxUnreachable, asyncio.TimeoutError):
                 if self._url is None:
                     self._known = None  # the server may be back on another port
                 if not retry:

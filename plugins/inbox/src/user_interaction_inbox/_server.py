@@ -61,7 +61,7 @@ from user_interaction import (
 )
 from user_interaction.extensions import Decision
 
-from ._address import ASK_HEADER, TOKEN_HEADER
+from ._address import TOKEN_HEADER
 from ._notify import Notifications, Notifier
 from ._store import KeyConflict, State, Store, StoredAsk, StoreUnavailable
 
@@ -612,7 +612,7 @@ class InboxServer:
         waiting = sum(live.holding() for live in self._live.values())
         return web.json_response({"inbox": True, "pending": len(self._live), "waiting": waiting})
 
-    async def _post(self, request: web.Request) -> web.StreamResponse:
+    async def _post(self, request: web.Request) -> web.Response:
         data = _object(await read_json(request))
         _only(data, ("request", "agent", "timeLeft", "waiter"))
         try:
@@ -642,24 +642,11 @@ class InboxServer:
             created=now,
             deadline=deadline,
         )
-        wait = _wait_of(request)
         try:
             ask = await asyncio.shield(self._spawn(self._add(fresh, waiter)))
         except KeyConflict as conflict:
             return _refuse(409, f"key: {conflict}", "INVALID_REQUEST", request)
-        live = self._live.get(ask.id)
-        if live is None or not wait > 0:
-            return web.json_response(status_of(ask))
-        # Held like GET /api/asks/{id}?wait=: the headers go now, naming the ask (the
-        # agent needs its id to withdraw it while the reply is held), the status once the
-        # ask is settled or the seconds pass. It saves the agent a request per ask.
-        response = web.StreamResponse(headers={ASK_HEADER: ask.id})
-        response.content_type = "application/json"
-        await response.prepare(request)
-        ask = await self._hold(live, waiter, wait)
-        await response.write(json.dumps(status_of(ask)).encode())
-        await response.write_eof()
-        return response
+        return web.json_response(status_of(ask))
 
     async def _add(self, fresh: StoredAsk, waiter: str) -> StoredAsk:
         """Store (or join) an ask and track it: shielded from the agent hanging up, so no
@@ -680,18 +667,13 @@ class InboxServer:
 
     async def _get(self, request: web.Request) -> web.Response:
         live, ask = await self._find(request.match_info["id"])
-        wait = _wait_of(request)
+        try:
+            wait = min(float(request.query.get("wait", "0")), MAX_WAIT)
+        except ValueError:
+            raise Refused(400, "wait: expected a number of seconds") from None
         if live is None or not wait > 0:
             return web.json_response(status_of(ask))
-        return web.json_response(
-            status_of(await self._hold(live, request.query.get("waiter") or "anonymous", wait))
-        )
-
-    async def _hold(self, live: _Live, name: str, wait: float) -> StoredAsk:
-        """What becomes of ``live``'s ask within ``wait`` seconds, waited for by the
-        caller ``name``: its agent is present meanwhile (an unkeyed ask left without a
-        waiter is withdrawn :data:`ABANDONED_AFTER` seconds later)."""
-        ask = live.ask
+        name = request.query.get("waiter") or "anonymous"
         waiter = live.waiters.setdefault(name, _Waiter())
         waiter.holding += 1
         if live.abandoned is not None:
@@ -715,7 +697,7 @@ class InboxServer:
                 and self._live.get(live.ask.id) is live
             ):
                 self._abandon_later(live)
-        return ask
+        return web.json_response(status_of(ask))
 
     async def _withdraw(self, request: web.Request) -> web.Response:
         """A caller leaves: an unkeyed ask is withdrawn; a keyed one only when the caller
@@ -747,7 +729,10 @@ class InboxServer:
         and ``wait=SECONDS`` the reply is held until the list differs from the one that
         cursor named (an ask arrived, was settled, withdrawn or expired) or the seconds
         pass: ``inbox attend`` follows the list without polling."""
-        wait = _wait_of(request)
+        try:
+            wait = min(float(request.query.get("wait", "0")), MAX_WAIT)
+        except ValueError:
+            raise Refused(400, "wait: expected a number of seconds") from None
         after = request.query.get("after")
         if after == self._cursor() and wait > 0:
             with contextlib.suppress(asyncio.TimeoutError):
@@ -850,14 +835,6 @@ def _decision_name(request: web.Request) -> str:
     if not name.strip() or len(name) > _MAX_NAME:
         raise Refused(400, f"name: expected non-blank text of at most {_MAX_NAME} characters")
     return name  # bytes that are not UTF-8 arrive replaced (U+FFFD), never as surrogates
-
-
-def _wait_of(request: web.Request) -> float:
-    """The seconds a request may be held (its ``wait``; at most :data:`MAX_WAIT`)."""
-    try:
-        return min(float(request.query.get("wait", "0")), MAX_WAIT)
-    except ValueError:
-        raise Refused(400, "wait: expected a number of seconds") from None
 
 
 def _token_of(request: web.Request) -> str:
