@@ -219,10 +219,10 @@ class Ask:
             task = asyncio.Task(self._provide(awaitable), loop=loop, eager_start=True)
             if task.done():
                 return task.result()
-        else:
+        else:  # a task cancelled before its first step never runs _provide: see _task_done
             task = loop.create_task(self._provide(awaitable))
+            task.add_done_callback(partial(self._task_done, awaitable))
         self._task = task
-        task.add_done_callback(partial(self._task_done, awaitable))
         return None
 
     async def _provide(self, awaitable: Awaitable[object]) -> Outcome:
@@ -239,6 +239,8 @@ class Ask:
         return outcome
 
     def _task_done(self, awaitable: Awaitable[object], task: asyncio.Task[Outcome]) -> None:
+        """Below 3.12: release a provider whose task was cancelled before it ever ran (an
+        eager task has always started, and ``_provide`` then ends it with an outcome)."""
         if task.cancelled():  # cancelled before it ever ran: _provide never started
             self._returned()
             discard_awaitable(awaitable)
