@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
+from cli_support import with_default_sigint
 from user_interaction_inbox._address import Address, InboxUnreachable, Reply
 
 CLI = [sys.executable, "-m", "user_interaction"]
@@ -52,7 +53,7 @@ class Inbox:
     def __init__(self, state: Path, *args: str) -> None:
         self.state = state
         self.process = subprocess.Popen(
-            [*CLI, "inbox", "serve", "--port", "0", *args],
+            with_default_sigint([*CLI, "inbox", "serve", "--port", "0", *args]),
             env=environment(state),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -225,7 +226,7 @@ class Attend:
             [] if answers is None else ["-p", "scripted", "--provider-option", f"path={answers}"]
         )
         self.process = subprocess.Popen(
-            [*CLI, "inbox", "attend", *chosen, *args],
+            with_default_sigint([*CLI, "inbox", "attend", *chosen, *args]),
             env=environment(state),
             stdin=subprocess.DEVNULL if answers else subprocess.PIPE,
             stdout=subprocess.DEVNULL if answers else subprocess.PIPE,

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_support import with_default_sigint
 from inbox_support import CLI, Agent, Inbox, asking, environment
 
 pexpect = pytest.importorskip("pexpect")
@@ -30,9 +31,10 @@ class Terminal:
     def __init__(self, state: Path, provider: str) -> None:
         env = environment(state, TERM="xterm-256color", PYTHONUNBUFFERED="1")
         env.pop("NO_COLOR", None)
+        argv = with_default_sigint([*CLI, "inbox", "attend", "--provider", provider, "--by", "ann"])
         self.child = pexpect.spawn(
-            CLI[0],
-            [*CLI[1:], "inbox", "attend", "--provider", provider, "--by", "ann"],
+            argv[0],
+            argv[1:],
             env=env,
             encoding="utf-8",
             timeout=PATIENCE,

@@ -18,6 +18,7 @@ import io
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_support import with_default_sigint
 from inbox_support import environment, wait_until
 from user_interaction_inbox._address import Address
 
@@ -109,8 +111,9 @@ def test_the_walkthrough_runs_as_written(
         return done.stdout
 
     # 1. the inbox, in the first terminal
+    bash = shutil.which("bash") or "/bin/bash"
     inbox = subprocess.Popen(
-        ["bash", "-c", serve],
+        with_default_sigint([bash, "-c", serve]),
         cwd=tmp_path,
         env=env,
         stdin=subprocess.DEVNULL,
@@ -175,9 +178,10 @@ def test_the_walkthrough_runs_as_written(
         assert build_ask["key"] == "deploy:build-42"
 
         # 5. the other ask, answered through attend and the tui
+        argv = with_default_sigint([bash, "-c", attend])
         terminal = pexpect.spawn(
-            "bash",
-            ["-c", attend],
+            argv[0],
+            argv[1:],
             cwd=str(tmp_path),
             env=env,
             encoding="utf-8",
