@@ -342,7 +342,6 @@ window.UserInteractionCards = (() => {
       return button;
     }
 
-    // from: the first button whose number may have changed
     // The tab's title counts the questions waiting. It is written in a task of its own,
     // once for a burst of changes: writing it takes Chromium about a millisecond, which
     // a new card would otherwise wait for. A timer, not an animation frame: the title
@@ -358,6 +357,7 @@ window.UserInteractionCards = (() => {
       if (document.title !== title) document.title = title;
     }
 
+    // from: the first button whose number may have changed
     function updateCount(from = 0) {
       const n = cards.size + queued.size;
       empty.hidden = n > 0;
