@@ -297,6 +297,27 @@ def test_the_watcher_outlives_a_failing_callback(
     assert "RuntimeError: the first change breaks the callback" in capfd.readouterr().err
 
 
+def test_a_watcher_interrupted_before_its_thread_started_stops_cleanly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Ctrl-C can land in ``start()`` before the thread is started (before
+    ``start_thread`` swaps its handler in): ``stop()`` in the caller's ``finally`` then
+    has no thread to join, and must not fail on it (``cannot join thread before it is
+    started`` turned attend's exit status 130 into 1)."""
+    import user_interaction.cli._watch as watch_module
+
+    def interrupted(thread: threading.Thread) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(watch_module, "start_thread", interrupted)
+    watcher = watch_module.Watcher(
+        [write(tmp_path / "watched.txt", "1")], lambda paths: None, backend="poll"
+    )
+    with pytest.raises(KeyboardInterrupt):
+        watcher.start()
+    watcher.stop()  # as the caller's finally does
+
+
 def have_watchfiles() -> bool:
     from user_interaction.cli._watch import have_watchfiles as have
 

@@ -18,6 +18,9 @@ def start_thread(thread: threading.Thread) -> None:
     3.10) or waits for it forever. Held back, the interrupt is raised right after the
     start, where the caller's ``try``/``finally`` that stops the thread sees it. Python
     runs signal handlers on the main thread only, so elsewhere this is ``start()``.
+
+    A Ctrl-C that comes before the handler is swapped in is raised before the start: a
+    ``finally`` that joins the thread checks that it started (``thread.ident``).
     """
     if (
         threading.current_thread() is not threading.main_thread()

@@ -97,8 +97,12 @@ class Watcher:
         """Stop watching (waits briefly for the thread)."""
         self._stop.set()
         thread = self._thread
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(2.0)
+        if (
+            thread is not None
+            and thread.ident is not None
+            and thread is not threading.current_thread()
+        ):
+            thread.join(2.0)  # ident None: a Ctrl-C came before it started
 
     def describe(self) -> str:
         names = ", ".join(str(path) for path in self.paths) or "nothing"

@@ -465,7 +465,8 @@ def _attend_one(
         # on or the process ends (a thread still in a request while the interpreter shuts
         # down has crashed it).
         done.set()
-        watcher.join(_WATCH_WAIT + 15.0)
+        if watcher.ident is not None:  # a Ctrl-C may come before it started, too
+            watcher.join(_WATCH_WAIT + 15.0)
     settled = inbox.call("POST", f"/api/asks/{ask_id}/settle", payload)
     if settled.status == 200:
         _say(f"ask {ask_id}: {settled.body.get('state')}")
