@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, Callable, Final, TextIO, cast
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.data_structures import Point
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -34,8 +33,6 @@ from prompt_toolkit.layout.containers import Container
 from prompt_toolkit.layout.controls import (
     BufferControl,
     FormattedTextControl,
-    UIContent,
-    UIControl,
 )
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.output import ColorDepth, create_output
@@ -50,6 +47,7 @@ from user_interaction import (
 
 from . import _view, _wrap
 from ._form import CANCEL, Field, Form, Outcome
+from ._text import WrappedText
 
 if TYPE_CHECKING:
     from user_interaction import AbortSignal
@@ -128,13 +126,13 @@ class Screen:
         self._drawn: tuple[int, _view.Body] = (-1, _view.Body([], 0, []))
         self._field: Field | None = None
         self.body_window = Window(
-            _Text(self.body, key=lambda: form.version, scroll=True, focusable=True),
+            WrappedText(self.body, key=lambda: form.version, scroll=True, focusable=True),
             wrap_lines=True,  # only what the word wrap could not fit
             always_hide_cursor=True,
         )
-        preview = Window(_Text(lambda: _view.preview(form)), wrap_lines=True)
+        preview = Window(WrappedText(lambda: _view.preview(form)), wrap_lines=True)
         self._preview_alone = Window(
-            _Text(lambda: _view.preview(form, alone=True)), wrap_lines=True
+            WrappedText(lambda: _view.preview(form, alone=True)), wrap_lines=True
         )
         self._side_by_side = VSplit(
             [
@@ -148,7 +146,9 @@ class Screen:
                 HSplit([self.body_window], height=Dimension(min=3, weight=2)),
                 Window(height=1, char="─", style="class:separator"),
                 Window(
-                    _Text(lambda: _view.preview(form)), wrap_lines=True, height=self._preview_height
+                    WrappedText(lambda: _view.preview(form)),
+                    wrap_lines=True,
+                    height=self._preview_height,
                 ),
             ]
         )
@@ -160,7 +160,7 @@ class Screen:
             height=self._field_height,
             dont_extend_height=True,
         )
-        self._title = _Text(lambda: _view.Body(_view.title(form, self.time_left()), 0, []))
+        self._title = WrappedText(lambda: _view.Body(_view.title(form, self.time_left()), 0, []))
         field_label = FormattedTextControl(_styled(self._field_label))
         rule = Window(height=1, char="─", style="class:separator")
         self.layout = Layout(
@@ -168,7 +168,7 @@ class Screen:
                 [
                     ConditionalContainer(
                         Window(
-                            _Text(lambda: _view.Body(_view.tabs(form), 0, [])),
+                            WrappedText(lambda: _view.Body(_view.tabs(form), 0, [])),
                             wrap_lines=True,
                             dont_extend_height=True,
                         ),
@@ -188,7 +188,7 @@ class Screen:
                     ),
                     rule,
                     Window(
-                        _Text(
+                        WrappedText(
                             lambda: _view.Body(
                                 _view.footer(
                                     form,
@@ -327,116 +327,6 @@ class Screen:
         elif field is None and self._field is not None:
             app.layout.focus(self.body_window)
         self._field = field
-
-
-class _Text(UIControl):
-    """Styled text wrapped at word boundaries to the window's width. Text taller than the
-    window says so: with ``scroll`` (the options) the window follows the cursor and a
-    line at either end counts the lines beyond it; else the last line shown does.
-
-    With ``key``, the wrapped lines are kept until the key or the width changes (a
-    question with 500 options redraws in a few milliseconds)."""
-
-    def __init__(
-        self,
-        get: Callable[[], _view.Body],
-        *,
-        key: Callable[[], object] | None = None,
-        scroll: bool = False,
-        focusable: bool = False,
-    ) -> None:
-        self._get = get
-        self._key = key
-        self._scroll = scroll
-        self._focusable = focusable
-        self._cache: tuple[object, int, list[_wrap.Fragments], int] | None = None
-        self._top = 0  # the first line shown, when scrolling
-
-    def is_focusable(self) -> bool:
-        return self._focusable
-
-    def _lines(self, width: int) -> tuple[list[_wrap.Fragments], int]:
-        """The screen lines at ``width``, and the one the cursor is on."""
-        key = self._key() if self._key is not None else None
-        cached = self._cache
-        if cached is not None and self._key is not None and cached[:2] == (key, width):
-            return cached[2], cached[3]
-        body = self._get()
-        lines, starts = _wrap.wrap(body.fragments, width, body.indents)
-        if len(lines) > 1 and not lines[-1]:
-            lines.pop()  # the line break after the last row
-        cursor = starts[body.cursor_line] if body.cursor_line < len(starts) else 0
-        self._cache = (key, width, lines, cursor)
-        return lines, cursor
-
-    def preferred_width(self, max_available_width: int) -> int | None:
-        return None
-
-    def preferred_height(
-        self,
-        width: int,
-        max_available_height: int,
-        wrap_lines: bool,
-        get_line_prefix: Any,
-    ) -> int | None:
-        return len(self._lines(width)[0])
-
-    def create_content(self, width: int, height: int) -> UIContent:
-        lines, cursor = self._lines(width)
-        if height < 1 or len(lines) <= height:
-            shown, cursor = lines, min(cursor, max(0, len(lines) - 1))
-        elif self._scroll and height >= 3:
-            shown, cursor = self._follow(lines, cursor, height)
-        else:
-            hidden = len(lines) - height + 1
-            shown = [*lines[: height - 1], _more("▼", hidden, "below")]
-            cursor = min(cursor, height - 1)
-        return UIContent(
-            get_line=cast("Callable[[int], StyleAndTextTuples]", shown.__getitem__),
-            line_count=len(shown),
-            cursor_position=Point(0, cursor),
-            show_cursor=False,
-        )
-
-    def _follow(
-        self, lines: list[_wrap.Fragments], cursor: int, height: int
-    ) -> tuple[list[_wrap.Fragments], int]:
-        """``height`` lines around the cursor (the line after it too, where a description
-        sits), a marker line at the ends with lines beyond them."""
-        total = len(lines)
-        top = max(0, min(self._top, total - 1))
-        for _ in range(4):  # the markers take room: settle in a few steps
-            room = height - (top > 0)
-            below = top + room < total
-            room -= below
-            want_low, want_high = max(0, cursor - 1), min(total, cursor + 2)
-            if want_low < top:
-                top = want_low if want_low > 1 else 0
-            elif want_high > top + room:
-                top = min(want_high - room, total - 1)
-            elif not below and top > 0 and total - top < room:
-                top = max(0, total - room)
-            else:
-                break
-        room = height - (top > 0)
-        below = top + room < total
-        room -= below
-        if cursor < top:  # too little room for the lines around it: the cursor's own
-            top = cursor
-        elif cursor >= top + room:
-            top = cursor - room + 1
-        self._top = top
-        shown = lines[top : top + room]
-        if top > 0:
-            shown.insert(0, _more("▲", top, "above"))
-        if below:
-            shown.append(_more("▼", total - top - room, "below"))
-        return shown, cursor - top + (top > 0)
-
-
-def _more(arrow: str, count: int, where: str) -> _wrap.Fragments:
-    noun = "line" if count == 1 else "lines"
-    return [("class:more", f"  {arrow} {count} more {noun} {where}")]
 
 
 def _styled(get: Callable[[], list[tuple[str, str]]]) -> Callable[[], StyleAndTextTuples]:
