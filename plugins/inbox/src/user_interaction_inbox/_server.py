@@ -5,10 +5,8 @@ showing every agent's asks, behind the web provider's guards. The page is the we
 provider's code base (its cards script and stylesheet, served from the installed
 ``user-interaction-web``) with a script of its own for the inbox's transport.
 
-The page's browser authenticates with a session cookie: opening the address with the token
-(in the fragment, as ``inbox open`` prints it) once sets it, so that a link without the
-token (a notification's) works in that browser. Agents and the command line send the token
-in a header.
+The page's browser authenticates with a session cookie (see :mod:`._page`); agents and
+the command line send the token in a header.
 
 The store is the truth: a state change is committed before it is acknowledged. In memory
 the server keeps, per pending ask, what the store need not: the requests waiting on it,
@@ -25,14 +23,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import hmac
-import json
 import secrets
 import ssl
 import time
 from collections.abc import Awaitable, Callable, Collection, Coroutine
-from importlib.resources import files
 from typing import Any, Final, TypeVar
 
 import attrs
@@ -42,28 +36,34 @@ from user_interaction_web.guards import (
     MAX_BODY,
     Refused,
     add_security_headers,
-    error,
     guard,
     read_json,
-    token_matches,
 )
-from user_interaction_web.previews import with_trees
 
 from user_interaction import (
     ASK_ABORTED,
-    ASK_CANCELLED,
-    ASK_DECLINED,
     ASK_TIMEOUT,
-    INVALID_ANSWER,
-    AskUserQuestionRequest,
-    UserInteractionError,
-    check_answer,
 )
-from user_interaction.extensions import Decision
 
 from ._address import TOKEN_HEADER
+from ._decisions_api import decision_routes
+from ._live import ABANDONED_AFTER, Live, Waiter
 from ._notify import Notifications, Notifier
+from ._page import SESSION_COOKIE, Sessions, page_routes
 from ._store import KeyConflict, State, Store, StoredAsk, StoreUnavailable
+from ._wire import (
+    already_settled,
+    card_of,
+    event,
+    fresh_ask,
+    json_object,
+    only_fields,
+    outcome_of,
+    refuse,
+    settlement,
+    status_of,
+    text_field,
+)
 
 __all__ = [
     "ABANDONED_AFTER",
@@ -75,8 +75,6 @@ __all__ = [
     "status_of",
 ]
 
-#: Seconds an unkeyed ask stays pending without its agent (no request waiting on it).
-ABANDONED_AFTER: Final = 30.0
 #: Seconds settled asks (and so their keys' answers) are kept: 7 days.
 DEFAULT_RETAIN: Final = 7 * 24 * 3600.0
 #: The longest a wait request is held (``?wait=``), in seconds.
@@ -84,15 +82,8 @@ MAX_WAIT: Final = 60.0
 _PURGE_EVERY: Final = 3600.0
 #: Seconds before a timer's change is tried again when the store was unreachable.
 _RETRY_AFTER: Final = 1.0
-#: 9999-12-31 in Unix time: a deadline past it (``timeout=1e300``) is none.
-_LAST_DATE: Final = 253402300799.0
 T = TypeVar("T")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-#: The longest decision name the API takes (it travels in the URL's query).
-_MAX_NAME: Final = 1000
-#: The page's session cookie, and how long a browser keeps it (30 days).
-SESSION_COOKIE: Final = "user_interaction_inbox"
-_SESSION_SECONDS: Final = 30 * 24 * 3600
 #: Seconds between two comments on an idle event stream (proxies close silent ones).
 _PING_SECONDS: Final = 15.0
 #: What a request with neither the token nor the session hears.
@@ -100,98 +91,6 @@ _HOW_TO_GET_IN: Final = (
     "Open the inbox's address with its token once in this browser: "
     "`user-interaction inbox open` prints it."
 )
-_SETTLE_ACTIONS: Final[dict[str, State]] = {
-    "answer": "answered",
-    "cancel": "cancelled",
-    "decline": "declined",
-}
-
-
-def status_of(ask: StoredAsk) -> dict[str, Any]:
-    """An ask as the API reports it (the shape ``inbox list --json`` shows, plus its
-    outcome once settled)."""
-    data: dict[str, Any] = {
-        "id": ask.id,
-        "state": ask.state,
-        "agent": ask.agent,
-        "key": ask.key,
-        "created": ask.created,
-        "deadline": ask.deadline,
-        "request": ask.request,
-    }
-    if ask.state != "pending":
-        data.update(
-            answer=ask.answer, error=ask.error, settledBy=ask.settled_by, settled=ask.settled
-        )
-    return data
-
-
-def card_of(ask: StoredAsk, now: float) -> dict[str, Any]:
-    """A pending ask as the page shows it: the card of the shared page code base (its
-    ``askId`` and ``questions``, each preview with the tree the page renders), with the
-    agent's label, the ask's ``age`` and, under a deadline, its ``timeLeft`` in seconds at
-    ``now`` (the page counts on its own clock)."""
-    card: dict[str, Any] = {
-        "askId": ask.id,
-        "agent": ask.agent,
-        "key": ask.key,
-        "age": max(0.0, now - ask.created),
-        "questions": with_trees(ask.request.get("questions", [])),
-    }
-    if ask.deadline is not None:
-        card["timeLeft"] = max(0.0, ask.deadline - now)
-    return card
-
-
-def _event(name: str, data: object) -> bytes:
-    """One server-sent event."""
-    return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
-
-
-def _static(package: str, name: str, content_type: str) -> tuple[bytes, str]:
-    return files(package).joinpath("static", name).read_bytes(), content_type
-
-
-class _Waiter:
-    """One caller of a pending ask (the provider names itself with a random ``waiter``)."""
-
-    __slots__ = ("holding", "seen")
-
-    def __init__(self) -> None:
-        self.holding = 0  # wait requests this caller holds now
-        self.seen = time.monotonic()
-
-
-class _Live:
-    """What the server keeps in memory about a pending ask."""
-
-    __slots__ = ("abandoned", "ask", "done", "expiry", "waiters")
-
-    def __init__(self, ask: StoredAsk) -> None:
-        self.ask = ask
-        self.done: asyncio.Future[StoredAsk] = asyncio.get_running_loop().create_future()
-        self.waiters: dict[str, _Waiter] = {}
-        self.expiry: asyncio.TimerHandle | None = None
-        self.abandoned: asyncio.TimerHandle | None = None
-
-    def holding(self) -> int:
-        return sum(waiter.holding for waiter in self.waiters.values())
-
-    def others_present(self, waiter: str) -> bool:
-        """Whether a caller besides ``waiter`` waits now or did in the last
-        :data:`ABANDONED_AFTER` seconds (it may be between two wait requests)."""
-        now = time.monotonic()
-        return any(
-            other.holding or now - other.seen < ABANDONED_AFTER
-            for name, other in self.waiters.items()
-            if name != waiter
-        )
-
-    def stop_timers(self) -> None:
-        for handle in (self.expiry, self.abandoned):
-            if handle is not None:
-                handle.cancel()
-        self.expiry = self.abandoned = None
 
 
 class InboxServer:
@@ -216,22 +115,10 @@ class InboxServer:
         self.hosts = frozenset(hosts)
         self.base = ""
         self.tls = False
-        # The session cookie's value: derived from the token, so it outlives a restart and
-        # ``serve --new-token`` ends every session with the token.
-        self._session = hmac.new(
-            token.encode(), b"user-interaction inbox session", hashlib.sha256
-        ).hexdigest()
+        self._sessions = Sessions(token, secure=lambda: self.tls)
         self._streams: set[asyncio.Queue[bytes | None]] = set()
         self._closing = False
-        # The page is the web provider's cards script and stylesheet (one code base for
-        # both pages) with the inbox's own shell and transport.
-        self._page = _static(__package__, "inbox.html", "text/html")
-        self._files = {
-            "/cards.js": _static("user_interaction_web", "cards.js", "text/javascript"),
-            "/app.css": _static("user_interaction_web", "app.css", "text/css"),
-            "/inbox.js": _static(__package__, "inbox.js", "text/javascript"),
-        }
-        self._live: dict[str, _Live] = {}
+        self._live: dict[str, Live] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._runner: web.AppRunner | None = None
         self._purge: asyncio.TimerHandle | None = None
@@ -259,7 +146,7 @@ class InboxServer:
                     self.token,
                     hosts=self.hosts,
                     origin_required=False,
-                    session=self._has_session,
+                    session=self._sessions.carried,
                     refusal=_HOW_TO_GET_IN,
                 ),
                 _unavailable,
@@ -267,12 +154,8 @@ class InboxServer:
         )
         # The page itself needs no credential (it holds no model text): a link without
         # the token serves it, and its requests then carry the session cookie.
-        app.router.add_get("/", self._home)
-        app.router.add_get("/asks/{id}", self._home)
-        for path in self._files:
-            app.router.add_get(path, self._file)
-        app.router.add_get("/favicon.ico", self._no_icon)
-        app.router.add_post("/api/session", self._start_session)
+        app.router.add_routes(page_routes())
+        app.router.add_routes([self._sessions.route()])
         app.router.add_get("/api/events", self._events)
         app.router.add_get("/api/inbox", self._hello)
         app.router.add_get("/api/asks", self._list)
@@ -280,11 +163,7 @@ class InboxServer:
         app.router.add_get("/api/asks/{id}", self._get)
         app.router.add_post("/api/asks/{id}/withdraw", self._withdraw)
         app.router.add_post("/api/asks/{id}/settle", self._settle)
-        app.router.add_get("/api/decisions", self._decisions)
-        app.router.add_delete("/api/decisions", self._forget_decisions)
-        app.router.add_get("/api/decisions/item", self._decision)
-        app.router.add_put("/api/decisions/item", self._decide)
-        app.router.add_delete("/api/decisions/item", self._forget_decision)
+        app.router.add_routes(decision_routes(self.store))
         app.on_response_prepare.append(add_security_headers)
         return app
 
@@ -377,10 +256,10 @@ class InboxServer:
         self._list_event.set()
         self._list_event = asyncio.Event()
         if ask.state == "pending":
-            message = _event("ask", card_of(ask, time.time()))
+            message = event("ask", card_of(ask, time.time()))
         else:
             code = (ask.error or {}).get("code")
-            message = _event(
+            message = event(
                 "settled",
                 {"askId": ask.id, "state": ask.state, "settledBy": ask.settled_by, "code": code},
             )
@@ -417,16 +296,16 @@ class InboxServer:
             self._changed(attrs.evolve(live.ask, state="withdrawn"))
             live.done.cancel()
 
-    def _track(self, ask: StoredAsk) -> _Live:
+    def _track(self, ask: StoredAsk) -> Live:
         live = self._live.get(ask.id)
         if live is None:
-            live = self._live[ask.id] = _Live(ask)
+            live = self._live[ask.id] = Live(ask)
         live.ask = ask
         self._arm_expiry(live)
         self._changed(ask)
         return live
 
-    def _arm_expiry(self, live: _Live) -> None:
+    def _arm_expiry(self, live: Live) -> None:
         if live.expiry is not None:
             live.expiry.cancel()
             live.expiry = None
@@ -437,7 +316,7 @@ class InboxServer:
                 delay, lambda: self._spawn(self._end(live, "expired", "inbox (deadline)"))
             )
 
-    def _abandon_later(self, live: _Live) -> None:
+    def _abandon_later(self, live: Live) -> None:
         if live.abandoned is not None:
             live.abandoned.cancel()
         live.abandoned = asyncio.get_running_loop().call_later(
@@ -445,7 +324,7 @@ class InboxServer:
             lambda: self._spawn(self._end(live, "withdrawn", "inbox (agent gone)")),
         )
 
-    async def _end(self, live: _Live, state: State, by: str) -> None:
+    async def _end(self, live: Live, state: State, by: str) -> None:
         """Expire or withdraw ``live``'s ask (a timer's or an agent's doing)."""
         message = {
             "expired": ("The ask's deadline passed in the inbox.", ASK_TIMEOUT),
@@ -465,7 +344,7 @@ class InboxServer:
 
     async def _commit(
         self,
-        live: _Live,
+        live: Live,
         state: State,
         answer: dict[str, Any] | None,
         error_data: dict[str, str] | None,
@@ -480,7 +359,7 @@ class InboxServer:
 
     async def _commit_now(
         self,
-        live: _Live,
+        live: Live,
         state: State,
         answer: dict[str, Any] | None,
         error_data: dict[str, str] | None,
@@ -499,7 +378,7 @@ class InboxServer:
         self._finish(live, settled)
         return settled
 
-    def _finish(self, live: _Live, settled: StoredAsk) -> None:
+    def _finish(self, live: Live, settled: StoredAsk) -> None:
         live.stop_timers()
         if self._live.get(settled.id) is live:
             del self._live[settled.id]
@@ -507,7 +386,7 @@ class InboxServer:
         if not live.done.done():
             live.done.set_result(settled)
 
-    async def _find(self, ask_id: str) -> tuple[_Live | None, StoredAsk]:
+    async def _find(self, ask_id: str) -> tuple[Live | None, StoredAsk]:
         """The ask called ``ask_id``: live when pending; 404 when unknown."""
         live = self._live.get(ask_id)
         if live is not None:
@@ -541,41 +420,6 @@ class InboxServer:
 
     # -- HTTP: agents --------------------------------------------------------------------
 
-    async def _home(self, request: web.Request) -> web.Response:
-        """The page (at ``/`` and at ``/asks/ID``, which it opens on that ask)."""
-        body, content_type = self._page
-        return web.Response(body=body, content_type=content_type, charset="utf-8")
-
-    async def _file(self, request: web.Request) -> web.Response:
-        body, content_type = self._files[request.path]
-        return web.Response(body=body, content_type=content_type, charset="utf-8")
-
-    async def _no_icon(self, request: web.Request) -> web.Response:
-        return web.Response(status=204)
-
-    def _has_session(self, request: web.Request) -> bool:
-        """Whether ``request`` carries this inbox's session cookie."""
-        return token_matches(request.cookies.get(SESSION_COOKIE, ""), self._session)
-
-    async def _start_session(self, request: web.Request) -> web.Response:
-        """The page posts the token from its address's fragment (the guard checked it);
-        the reply sets the session cookie, so that links without the token work in this
-        browser: ``HttpOnly`` (no script reads it), ``SameSite=Strict`` (no other site's
-        request carries it), ``Secure`` over TLS."""
-        if not token_matches(_token_of(request), self.token):
-            raise Refused(403, "A session starts only with the token.")
-        response = web.json_response({"session": True})
-        response.set_cookie(
-            SESSION_COOKIE,
-            self._session,
-            max_age=_SESSION_SECONDS,
-            path="/",
-            httponly=True,
-            samesite="Strict",
-            secure=self.tls,
-        )
-        return response
-
     async def _events(self, request: web.Request) -> web.StreamResponse:
         """The pending asks as server-sent events: a ``snapshot`` of them all on every
         (re)connection, then ``ask`` (new, or its deadline moved) and ``settled`` (it
@@ -591,7 +435,7 @@ class InboxServer:
         self._streams.add(stream)
         now = time.time()
         asks = sorted((live.ask for live in self._live.values()), key=lambda a: (a.created, a.id))
-        snapshot = _event("snapshot", {"asks": [card_of(ask, now) for ask in asks]})
+        snapshot = event("snapshot", {"asks": [card_of(ask, now) for ask in asks]})
         try:
             await response.write(b"retry: 1000\n\n" + snapshot)
             while True:
@@ -613,39 +457,11 @@ class InboxServer:
         return web.json_response({"inbox": True, "pending": len(self._live), "waiting": waiting})
 
     async def _post(self, request: web.Request) -> web.Response:
-        data = _object(await read_json(request))
-        _only(data, ("request", "agent", "timeLeft", "waiter"))
-        try:
-            parsed = AskUserQuestionRequest.from_dict(data.get("request"))
-        except UserInteractionError as exc:
-            return _refuse(400, f"request: {exc}", exc.code, request)
-        if not parsed.questions:
-            return _refuse(400, "request: no questions", "EMPTY_QUESTIONS", request)
-        agent = _text(data, "agent", required=True)
-        waiter = _text(data, "waiter") or secrets.token_hex(8)
-        time_left = data.get("timeLeft")
-        if time_left is not None and (
-            isinstance(time_left, bool)
-            or not isinstance(time_left, (int, float))
-            or not time_left >= 0
-        ):
-            raise Refused(400, "timeLeft: expected a number of seconds, at least 0, or null")
-        now = time.time()
-        deadline = None
-        if time_left is not None and now + time_left < _LAST_DATE:
-            deadline = now + time_left  # beyond the calendar's end is no deadline at all
-        fresh = StoredAsk(
-            id=secrets.token_hex(6),
-            request=parsed.to_dict(),
-            agent=agent,
-            key=parsed.key,
-            created=now,
-            deadline=deadline,
-        )
+        fresh, waiter = fresh_ask(json_object(await read_json(request)))
         try:
             ask = await asyncio.shield(self._spawn(self._add(fresh, waiter)))
         except KeyConflict as conflict:
-            return _refuse(409, f"key: {conflict}", "INVALID_REQUEST", request)
+            return refuse(409, f"key: {conflict}", "INVALID_REQUEST", request)
         return web.json_response(status_of(ask))
 
     async def _add(self, fresh: StoredAsk, waiter: str) -> StoredAsk:
@@ -658,7 +474,7 @@ class InboxServer:
         ask, joined = await added
         if ask.state == "pending":
             live = self._track(ask)
-            live.waiters.setdefault(waiter, _Waiter()).seen = time.monotonic()
+            live.waiters.setdefault(waiter, Waiter()).seen = time.monotonic()
             if ask.key is None and live.abandoned is None and not live.holding():
                 self._abandon_later(live)  # its agent has this long to start waiting
             if not joined and self._notifications is not None:
@@ -674,7 +490,7 @@ class InboxServer:
         if live is None or not wait > 0:
             return web.json_response(status_of(ask))
         name = request.query.get("waiter") or "anonymous"
-        waiter = live.waiters.setdefault(name, _Waiter())
+        waiter = live.waiters.setdefault(name, Waiter())
         waiter.holding += 1
         if live.abandoned is not None:
             live.abandoned.cancel()
@@ -702,12 +518,12 @@ class InboxServer:
     async def _withdraw(self, request: web.Request) -> web.Response:
         """A caller leaves: an unkeyed ask is withdrawn; a keyed one only when the caller
         gave up (``leave`` false: abort or timeout) and no other caller waits on it."""
-        data = _object(await read_json(request))
-        _only(data, ("waiter", "leave"))
+        data = json_object(await read_json(request))
+        only_fields(data, ("waiter", "leave"))
         live, ask = await self._find(request.match_info["id"])
         if live is None:
             return web.json_response(status_of(ask))
-        name = _text(data, "waiter") or "anonymous"
+        name = text_field(data, "waiter") or "anonymous"
         leave = data.get("leave", False) is True
         live.waiters.pop(name, None)
         if ask.key is None or (not leave and not live.others_present(name)):
@@ -747,134 +563,21 @@ class InboxServer:
         )
 
     async def _settle(self, request: web.Request) -> web.Response:
-        data = _object(await read_json(request))
-        _only(data, ("action", "answer", "by"))
-        action = data.get("action")
-        state = _SETTLE_ACTIONS.get(action) if isinstance(action, str) else None
-        if state is None:
-            raise Refused(400, f"action: expected one of {', '.join(_SETTLE_ACTIONS)}")
-        by = _text(data, "by", required=True)
+        data = json_object(await read_json(request))
+        state, by = settlement(data)
         live, ask = await self._find(request.match_info["id"])
         if live is None:
-            return _already(ask, request)
-        answer: dict[str, Any] | None = None
-        error_data: dict[str, str] | None = None
-        if state == "answered":
-            raw = data.get("answer")
-            problems = check_answer(AskUserQuestionRequest.from_dict(ask.request), raw)
-            if problems:
-                return error(
-                    422,
-                    "; ".join(str(problem) for problem in problems),
-                    request,
-                    extra={
-                        "code": INVALID_ANSWER,
-                        "problems": [
-                            {"path": p.path, "message": p.message, "code": p.code} for p in problems
-                        ],
-                    },
-                )
-            assert isinstance(raw, dict)  # check_answer accepts a wire dict or refuses it
-            answer = raw
-        elif state == "cancelled":
-            error_data = {"message": f"{by} dismissed the question.", "code": ASK_CANCELLED}
-        else:
-            error_data = {"message": f"{by} declined to answer.", "code": ASK_DECLINED}
+            return already_settled(ask, request)
+        answer, error_data = outcome_of(state, by, data, ask)
         settled = await self._commit(live, state, answer, error_data, by)
         if settled is None:
             latest = await asyncio.to_thread(self.store.get, ask.id)
-            return _already(latest or ask, request)
+            return already_settled(latest or ask, request)
         return web.json_response(status_of(settled))
-
-    # -- HTTP: remembered approvals ------------------------------------------------------
-
-    async def _decisions(self, request: web.Request) -> web.Response:
-        decisions = await asyncio.to_thread(self.store.decisions)
-        return web.json_response({"decisions": [_decision_of(d) for d in decisions]})
-
-    async def _decision(self, request: web.Request) -> web.Response:
-        name = _decision_name(request)
-        decision = await asyncio.to_thread(self.store.decision, name)
-        if decision is None:
-            raise Refused(404, f"No decision is remembered for {name!r}.")
-        return web.json_response(_decision_of(decision))
-
-    async def _decide(self, request: web.Request) -> web.Response:
-        name = _decision_name(request)
-        if request.content_type != "application/json":
-            raise Refused(415, "Send application/json.")
-        data = _object(await read_json(request))
-        _only(data, ("allowed",))
-        allowed = data.get("allowed")
-        if not isinstance(allowed, bool):
-            raise Refused(400, "allowed: expected true or false")
-        decision = await asyncio.to_thread(self.store.decide, name, allowed)
-        return web.json_response(_decision_of(decision))
-
-    async def _forget_decision(self, request: web.Request) -> web.Response:
-        forgotten = await asyncio.to_thread(self.store.forget_decisions, _decision_name(request))
-        return web.json_response({"forgotten": forgotten})
-
-    async def _forget_decisions(self, request: web.Request) -> web.Response:
-        forgotten = await asyncio.to_thread(self.store.forget_decisions, None)
-        return web.json_response({"forgotten": forgotten})
-
-
-def _decision_of(decision: Decision) -> dict[str, Any]:
-    """A remembered decision as the API reports it: its ``to_dict()`` form, plus
-    ``decidedAt`` in Unix seconds."""
-    return {**decision.to_dict(), "decidedAt": decision.decided}
-
-
-def _decision_name(request: web.Request) -> str:
-    """The ``name`` query parameter: what an approval remembered (``tool:deploy``)."""
-    names = request.query.getall("name", [])
-    if len(names) != 1:
-        raise Refused(400, "name: expected one name parameter")
-    name = names[0]
-    if not name.strip() or len(name) > _MAX_NAME:
-        raise Refused(400, f"name: expected non-blank text of at most {_MAX_NAME} characters")
-    return name  # bytes that are not UTF-8 arrive replaced (U+FFFD), never as surrogates
 
 
 def _token_of(request: web.Request) -> str:
     return request.headers.get(TOKEN_HEADER, "")
-
-
-def _object(data: object) -> dict[str, Any]:
-    if not isinstance(data, dict):
-        raise Refused(400, "expected a JSON object")
-    return data
-
-
-def _only(data: dict[str, Any], known: tuple[str, ...]) -> None:
-    unknown = sorted(str(key) for key in data if key not in known)
-    if unknown:
-        raise Refused(400, f"{unknown[0]}: unknown field (expected {', '.join(known)})")
-
-
-def _text(data: dict[str, Any], name: str, *, required: bool = False) -> str:
-    value = data.get(name)
-    if value is None and not required:
-        return ""
-    if not isinstance(value, str) or not value.strip() or len(value) > 200:
-        raise Refused(400, f"{name}: expected a non-blank string of at most 200 characters")
-    with contextlib.suppress(UnicodeEncodeError):
-        value.encode()
-        return value
-    raise Refused(400, f"{name}: not valid text")
-
-
-def _refuse(status: int, message: str, code: str, request: web.Request) -> web.Response:
-    return error(status, message, request, extra={"code": code})
-
-
-def _already(ask: StoredAsk, request: web.Request) -> web.Response:
-    """409: the ask is no longer pending; says who settled it and when."""
-    message = f"Ask {ask.id} is already {ask.state}"
-    if ask.settled_by:
-        message += f" by {ask.settled_by}"
-    return error(409, message, request, extra=status_of(ask))
 
 
 @web.middleware
