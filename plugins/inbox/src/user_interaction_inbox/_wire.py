@@ -10,13 +10,12 @@ import time
 from typing import Any, Final
 
 from aiohttp import web
-from user_interaction_web.guards import Refused, error
+from user_interaction_web.guards import Refused, answer_refused, error
 from user_interaction_web.previews import with_trees
 
 from user_interaction import (
     ASK_CANCELLED,
     ASK_DECLINED,
-    INVALID_ANSWER,
     AskUserQuestionRequest,
     UserInteractionError,
     check_answer,
@@ -178,15 +177,6 @@ def outcome_of(
     raw = data.get("answer")
     problems = check_answer(AskUserQuestionRequest.from_dict(ask.request), raw)
     if problems:
-        raise Refused(
-            422,
-            "; ".join(str(problem) for problem in problems),
-            extra={
-                "code": INVALID_ANSWER,
-                "problems": [
-                    {"path": p.path, "message": p.message, "code": p.code} for p in problems
-                ],
-            },
-        )
+        raise answer_refused(problems)
     assert isinstance(raw, dict)  # check_answer accepts a wire dict or refuses it
     return raw, None

@@ -9,14 +9,16 @@ from typing import Final, Literal
 import attrs
 
 from user_interaction import (
-    INVALID_ANSWER,
     AskUserQuestionAnswer,
     AskUserQuestionRequest,
     UserInteractionError,
     check_answer,
 )
 
-from .guards import Refused  # 400 (malformed) or 422 (an answer that breaks the rules)
+from .guards import (  # 400 (malformed) or 422 (an answer that breaks the rules)
+    Refused,
+    answer_refused,
+)
 
 __all__ = ["ACTIONS", "Refused", "Reply", "read_answer", "read_reply"]
 
@@ -62,14 +64,5 @@ def read_answer(request: AskUserQuestionRequest, raw: object) -> AskUserQuestion
         raise Refused(400, str(error)) from None
     problems = check_answer(request, answer)
     if problems:
-        raise Refused(
-            422,
-            "; ".join(str(problem) for problem in problems),
-            extra={
-                "code": INVALID_ANSWER,
-                "problems": [
-                    {"path": p.path, "message": p.message, "code": p.code} for p in problems
-                ],
-            },
-        )
+        raise answer_refused(problems)
     return answer

@@ -23,12 +23,17 @@ from __future__ import annotations
 import hmac
 import json
 import logging
-from collections.abc import Callable, Collection, Mapping
-from typing import Final
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Final
 
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.typedefs import Handler, Middleware
+
+from user_interaction import INVALID_ANSWER
+
+if TYPE_CHECKING:
+    from user_interaction import Problem
 
 __all__ = [
     "LOOPBACK_NAMES",
@@ -36,6 +41,7 @@ __all__ = [
     "SECURITY_HEADERS",
     "Refused",
     "add_security_headers",
+    "answer_refused",
     "error",
     "guard",
     "hostname",
@@ -72,6 +78,19 @@ class Refused(Exception):
         super().__init__(message)
         self.status = status
         self.extra = extra
+
+
+def answer_refused(problems: Sequence[Problem]) -> Refused:
+    """422 for an answer the core's rules refuse (:func:`~user_interaction.check_answer`):
+    every problem with its path, so the page shows them while the ask stays open."""
+    return Refused(
+        422,
+        "; ".join(str(problem) for problem in problems),
+        extra={
+            "code": INVALID_ANSWER,
+            "problems": [{"path": p.path, "message": p.message, "code": p.code} for p in problems],
+        },
+    )
 
 
 def error(
