@@ -13,7 +13,7 @@ from typing import Any
 
 import aiohttp
 import pytest
-import user_interaction_inbox._server as server_module
+import user_interaction_inbox._live as live_module
 from inbox_support import NPM, REQUEST
 from user_interaction_inbox import InboxProvider
 from user_interaction_inbox._address import TOKEN_HEADER
@@ -63,7 +63,7 @@ async def settled(session: aiohttp.ClientSession, ask_id: str) -> dict[str, Any]
 def test_an_unkeyed_ask_without_its_agent_is_withdrawn_a_keyed_one_stays(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(server_module, "ABANDONED_AFTER", 0.3)
+    monkeypatch.setattr(live_module, "ABANDONED_AFTER", 0.3)
 
     async def scenario() -> None:
         async with running(tmp_path / "inbox.sqlite3") as (_, session):
@@ -90,7 +90,7 @@ def test_an_unkeyed_ask_without_its_agent_is_withdrawn_a_keyed_one_stays(
 def test_asks_pending_at_a_restart_get_their_timers_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(server_module, "ABANDONED_AFTER", 0.3)
+    monkeypatch.setattr(live_module, "ABANDONED_AFTER", 0.3)
     path = tmp_path / "inbox.sqlite3"
 
     async def scenario() -> None:

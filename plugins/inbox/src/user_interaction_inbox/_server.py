@@ -45,9 +45,10 @@ from user_interaction import (
     ASK_TIMEOUT,
 )
 
+from . import _live
 from ._address import TOKEN_HEADER
 from ._decisions_api import decision_routes
-from ._live import ABANDONED_AFTER, Live, Waiter
+from ._live import Live, Waiter
 from ._notify import Notifications, Notifier
 from ._page import SESSION_COOKIE, Sessions, page_routes
 from ._store import KeyConflict, State, Store, StoredAsk, StoreUnavailable
@@ -66,7 +67,6 @@ from ._wire import (
 )
 
 __all__ = [
-    "ABANDONED_AFTER",
     "DEFAULT_RETAIN",
     "MAX_WAIT",
     "SESSION_COOKIE",
@@ -169,7 +169,7 @@ class InboxServer:
 
     async def start(self, host: str, port: int, ssl_context: ssl.SSLContext | None = None) -> None:
         """Load the pending asks and follow the store's changes (arming the asks' timers:
-        with a store of its own, the agents of unkeyed asks have :data:`ABANDONED_AFTER`
+        with a store of its own, the agents of unkeyed asks have :data:`~._live.ABANDONED_AFTER`
         seconds to come back), then listen on ``host:port``."""
         await asyncio.to_thread(self.store.purge, time.time() - self.retain)
         self._watch = asyncio.ensure_future(self.store.watch(self.store_changed))
@@ -320,7 +320,7 @@ class InboxServer:
         if live.abandoned is not None:
             live.abandoned.cancel()
         live.abandoned = asyncio.get_running_loop().call_later(
-            ABANDONED_AFTER,
+            _live.ABANDONED_AFTER,  # one value, with Live.others_present
             lambda: self._spawn(self._end(live, "withdrawn", "inbox (agent gone)")),
         )
 
