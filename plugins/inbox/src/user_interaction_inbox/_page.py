@@ -14,11 +14,16 @@ from user_interaction_web.guards import Refused, token_matches
 
 from ._address import TOKEN_HEADER
 
-__all__ = ["SESSION_COOKIE", "Sessions", "page_routes"]
+__all__ = ["SESSION_COOKIE", "Sessions", "page_routes", "token_of"]
 
 #: The page's session cookie, and how long a browser keeps it (30 days).
 SESSION_COOKIE: Final = "user_interaction_inbox"
 _SESSION_SECONDS: Final = 30 * 24 * 3600
+
+
+def token_of(request: web.Request) -> str:
+    """The token a request carries in its header ("" without one)."""
+    return request.headers.get(TOKEN_HEADER, "")
 
 
 def _static(package: str, name: str, content_type: str) -> tuple[bytes, str]:
@@ -77,7 +82,7 @@ class Sessions:
         ``SameSite=Strict`` (no other site's request carries it), ``Secure`` over TLS."""
 
         async def start(request: web.Request) -> web.Response:
-            if not token_matches(request.headers.get(TOKEN_HEADER, ""), self._token):
+            if not token_matches(token_of(request), self._token):
                 raise Refused(403, "A session starts only with the token.")
             response = web.json_response({"session": True})
             response.set_cookie(

@@ -46,11 +46,10 @@ from user_interaction import (
 )
 
 from . import _live
-from ._address import TOKEN_HEADER
 from ._decisions_api import decision_routes
 from ._live import Live, Waiter
 from ._notify import Notifications, Notifier
-from ._page import SESSION_COOKIE, Sessions, page_routes
+from ._page import SESSION_COOKIE, Sessions, page_routes, token_of
 from ._store import KeyConflict, State, Store, StoredAsk, StoreUnavailable
 from ._wire import (
     already_settled,
@@ -60,7 +59,6 @@ from ._wire import (
     json_object,
     only_fields,
     outcome_of,
-    refuse,
     settlement,
     status_of,
     text_field,
@@ -142,7 +140,7 @@ class InboxServer:
             client_max_size=MAX_BODY,
             middlewares=[
                 guard(
-                    _token_of,
+                    token_of,
                     self.token,
                     hosts=self.hosts,
                     origin_required=False,
@@ -461,7 +459,7 @@ class InboxServer:
         try:
             ask = await asyncio.shield(self._spawn(self._add(fresh, waiter)))
         except KeyConflict as conflict:
-            return refuse(409, f"key: {conflict}", "INVALID_REQUEST", request)
+            raise Refused(409, f"key: {conflict}", extra={"code": "INVALID_REQUEST"}) from None
         return web.json_response(status_of(ask))
 
     async def _add(self, fresh: StoredAsk, waiter: str) -> StoredAsk:
@@ -574,10 +572,6 @@ class InboxServer:
             latest = await asyncio.to_thread(self.store.get, ask.id)
             return already_settled(latest or ask, request)
         return web.json_response(status_of(settled))
-
-
-def _token_of(request: web.Request) -> str:
-    return request.headers.get(TOKEN_HEADER, "")
 
 
 @web.middleware

@@ -39,7 +39,6 @@ __all__ = [
     "json_object",
     "only_fields",
     "outcome_of",
-    "refuse",
     "settlement",
     "status_of",
     "text_field",
@@ -109,10 +108,6 @@ def text_field(data: dict[str, Any], name: str, *, required: bool = False) -> st
         value.encode()
         return value
     raise Refused(400, f"{name}: not valid text")
-
-
-def refuse(status: int, message: str, code: str, request: web.Request) -> web.Response:
-    return error(status, message, request, extra={"code": code})
 
 
 def already_settled(ask: StoredAsk, request: web.Request) -> web.Response:
