@@ -388,15 +388,13 @@ class UserInteraction(_Prompts):
                 "ask_sync() was called on a thread whose event loop is running; "
                 "use 'await ui.ask(...)' there"
             )
-        self._check(request, timeout)
-        chain = self._current_chain()
-        registration = self._registration() if chain is None else None
         runner = self._runner
         if runner is None:
             runner = self._start_runner()
         loop = runner.get()
-        # The ask runs as an eager task (3.12+) started by one callback, and wakes this
-        # thread through a lock: one loop iteration per call instead of three.
+        # ask() itself, as a task of the kept loop, waking this thread through a lock. Its
+        # checks run there too, while this thread waits: done here first, they only
+        # delayed the loop's wake-up (measured: ~14 µs more per call than their own cost).
         done = allocate_lock()
         done.acquire()
         outcome: list[tuple[bool, Any]] = []
@@ -404,12 +402,7 @@ class UserInteraction(_Prompts):
 
         async def run() -> None:
             try:
-                if registration is not None:
-                    answer = await Ask(registration, request, timeout).run()
-                else:
-                    assert chain is not None
-                    answer = await chain.ask(request, timeout)
-                outcome.append((True, answer))
+                outcome.append((True, await self.ask(request, timeout=timeout)))
             except asyncio.CancelledError:  # the loop is shutting down (close(), exit)
                 outcome.append((False, disposed_error()))
             except BaseException as exc:  # handed to the waiting thread, never lost
