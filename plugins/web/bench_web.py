@@ -126,7 +126,7 @@ def bench_browser(rounds: int) -> None:
     agent = Agent(ui)
     try:
         with page_on(provider) as page:
-            cards = page.locator("form.card")
+            cards = page.locator(".card")
             shown, answered = [], []
             for n in range(rounds + 2):  # two rounds of warm-up
                 started = time.perf_counter()

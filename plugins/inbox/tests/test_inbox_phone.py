@@ -342,7 +342,7 @@ def test_the_page_over_tls_at_a_phones_size(
             assert status == 200, ask
             page.goto(f"{base}/asks/{ask['id']}")
             expect(page.locator("#status")).to_have_text("Connected")
-            card = page.locator("form.card")
+            card = page.locator(".card")
             expect(card).to_have_count(1)
             expect(card.get_by_role("radio", name="pnpm", exact=True)).to_be_visible()
             width = page.evaluate("document.documentElement.scrollWidth")

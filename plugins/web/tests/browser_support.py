@@ -112,7 +112,7 @@ class Tab:
         expect(self.page.locator("#status")).to_have_text("Connected")
 
     def cards(self) -> Locator:
-        return self.page.locator("form.card")
+        return self.page.locator(".card")
 
     def card(self, text: str) -> Locator:
         """The card that shows ``text`` (a question of it)."""

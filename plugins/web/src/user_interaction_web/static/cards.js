@@ -397,67 +397,71 @@ window.UserInteractionCards = (() => {
       updateCount(Math.max(0, at));
     }
 
+    // A card is a <div>, not a <form>: Chromium's autofill reads every form of a page again
+    // after each change to the page's forms, and with a thousand cards that took a second
+    // of the page's time per ask arriving or leaving (seen in a trace: autofill_agent's
+    // ExtractForms); nothing on a card is autofill's business. Submitting is the card's own.
     function renderAsk(ask) {
-      const form = el("form", { className: "card", id: `ask-${ask.askId}`, "data-ask-id": ask.askId, novalidate: true });
+      const card = el("div", { className: "card", id: `ask-${ask.askId}`, "data-ask-id": ask.askId });
       const meta = el("div", { className: "meta" });
       if (typeof ask.agent === "string") {
         // who asks, and since when (an inbox shows every agent's asks)
-        form.dataset.agent = ask.agent;
-        form.dataset.asked = String(performance.now() - (ask.age || 0) * 1000);
+        card.dataset.agent = ask.agent;
+        card.dataset.asked = String(performance.now() - (ask.age || 0) * 1000);
         meta.append(el("p", { className: "agent", text: ask.agent }), el("p", { className: "age" }));
       }
       if (typeof ask.timeLeft === "number") {
         // counted down on this page's own clock from what the agent had left when it sent
-        form.dataset.deadline = String(performance.now() + ask.timeLeft * 1000);
+        card.dataset.deadline = String(performance.now() + ask.timeLeft * 1000);
         meta.append(el("p", { className: "time-left", role: "timer" }));
       }
-      if (meta.firstChild) form.append(meta);
-      ask.questions.forEach((question, i) => form.append(renderQuestion(ask.askId, question, i)));
+      if (meta.firstChild) card.append(meta);
+      ask.questions.forEach((question, i) => card.append(renderQuestion(ask.askId, question, i)));
       const error = el("p", { className: "error", role: "alert", hidden: true });
       const keys = el("p", {
         id: `${ask.askId}-keys`,
         className: "hint keys",
         text: `Enter on a choice or in a one-line box submits; in a multi-line box it starts a new line. ${SEND_KEYS} submits from anywhere.`,
       });
-      const submit = el("button", { type: "submit", className: "primary", text: "Submit", "aria-describedby": keys.id });
+      const submit = el("button", { type: "button", className: "primary", text: "Submit", "aria-describedby": keys.id });
       const cancel = el("button", { type: "button", "data-action": "cancel", text: "Cancel" });
       const decline = el("button", { type: "button", "data-action": "decline", text: "Decline" });
-      form.append(error, el("div", { className: "actions" }, keys, cancel, decline, submit));
+      card.append(error, el("div", { className: "actions" }, keys, cancel, decline, submit));
       // built when first needed: most answers never need it, and a page may hold a
       // thousand cards
       let confirm = null;
-      form.addEventListener("submit", (event) => {
-        event.preventDefault();
-        if (form.dataset.state === "withdrawn") return;
-        const answers = collect(form, ask);
+      const submitAnswers = () => {
+        if (card.dataset.state === "withdrawn") return;
+        const answers = collect(card, ask);
         if (!answers) return;
         const skipped = ask.questions.filter((_, i) => !answers[i].selected.length && !answers[i].custom);
         if (skipped.length) {
           if (!confirm) {
-            confirm = renderConfirm(form, ask);
-            form.append(confirm.dialog);
+            confirm = renderConfirm(card, ask);
+            card.append(confirm.dialog);
           }
           confirm.open(skipped, answers);
-        } else send(form, ask.askId, "accept", answers);
-      });
-      cancel.addEventListener("click", () => send(form, ask.askId, "cancel"));
-      decline.addEventListener("click", () => send(form, ask.askId, "decline"));
-      form.addEventListener("keydown", (event) => {
+        } else send(card, ask.askId, "accept", answers);
+      };
+      submit.addEventListener("click", submitAnswers);
+      cancel.addEventListener("click", () => send(card, ask.askId, "cancel"));
+      decline.addEventListener("click", () => send(card, ask.askId, "decline"));
+      card.addEventListener("keydown", (event) => {
         if (event.key !== "Enter" || event.isComposing || (confirm && confirm.dialog.open)) return;
         const tag = event.target.tagName;
         // Enter makes a new line in a multi-line box and presses a button; Ctrl/Cmd+Enter
         // submits from anywhere
         if (!(event.ctrlKey || event.metaKey) && (tag === "TEXTAREA" || tag === "BUTTON")) return;
         event.preventDefault();
-        form.requestSubmit();
+        submitAnswers();
       });
-      return form;
+      return card;
     }
 
     // The in-page check before sending with questions unanswered: they would reach the
     // agent as skipped. A modal <dialog>: focus stays in it, Esc or "Keep answering" closes
     // it and moves to the first unanswered question.
-    function renderConfirm(form, ask) {
+    function renderConfirm(card, ask) {
       const id = `${ask.askId}-confirm`;
       const title = el("h2", { id: `${id}-title`, text: "Send with questions unanswered?" });
       const text = el("p", { id: `${id}-text` });
@@ -477,10 +481,10 @@ window.UserInteractionCards = (() => {
       keep.addEventListener("click", () => dialog.close("keep"));
       sendAnyway.addEventListener("click", () => dialog.close("send"));
       dialog.addEventListener("close", () => {
-        if (form.dataset.state === "withdrawn") {
+        if (card.dataset.state === "withdrawn") {
           // the agent gave up meanwhile: the notice has the focus
         } else if (dialog.returnValue === "send") {
-          send(form, ask.askId, "accept", answers);
+          send(card, ask.askId, "accept", answers);
         } else if (first) {
           const control = first.querySelector("input, textarea");
           if (control) control.focus();
@@ -501,7 +505,7 @@ window.UserInteractionCards = (() => {
               el("li", { text: question.header ? `${question.header}: ${question.question}` : question.question }),
             ),
           );
-          first = form.querySelector(`fieldset.question[data-id="${CSS.escape(skipped[0].id)}"]`);
+          first = card.querySelector(`fieldset.question[data-id="${CSS.escape(skipped[0].id)}"]`);
           dialog.returnValue = "";
           dialog.showModal();
           keep.focus();
@@ -510,10 +514,10 @@ window.UserInteractionCards = (() => {
     }
 
     // The answers as the server wants them; null (with the reason shown) when incomplete.
-    function collect(form, ask) {
+    function collect(card, ask) {
       const answers = [];
       for (const [index, question] of ask.questions.entries()) {
-        const fieldset = form.querySelectorAll("fieldset.question")[index];
+        const fieldset = card.querySelectorAll("fieldset.question")[index];
         const free = fieldset.querySelector("textarea.free-text");
         if (free) {
           const text = free.value.trim();
@@ -527,12 +531,12 @@ window.UserInteractionCards = (() => {
           const input = fieldset.querySelector("input.other-text");
           const text = input.value.trim();
           if (!text) {
-            showError(form, "Type your own answer next to “Other…”, or pick an option.");
+            showError(card, "Type your own answer next to “Other…”, or pick an option.");
             input.focus();
             return null;
           }
           if (notes) {
-            showError(form, "Notes go beside a chosen option, and your own answer replaces the choice: write everything in your answer, or clear the notes.");
+            showError(card, "Notes go beside a chosen option, and your own answer replaces the choice: write everything in your answer, or clear the notes.");
             notesBox.focus();
             return null;
           }
@@ -541,7 +545,7 @@ window.UserInteractionCards = (() => {
         }
         const selected = [...fieldset.querySelectorAll("input.choice:checked")].map((input) => input.value);
         if (notes && !selected.length) {
-          showError(form, "Notes go beside a chosen option: pick one for them, or clear the notes.");
+          showError(card, "Notes go beside a chosen option: pick one for them, or clear the notes.");
           notesBox.focus();
           return null;
         }
@@ -551,29 +555,29 @@ window.UserInteractionCards = (() => {
       return answers;
     }
 
-    function showError(form, message) {
-      const error = form.querySelector(".error");
+    function showError(card, message) {
+      const error = card.querySelector(".error");
       error.textContent = message;
       error.hidden = !message;
     }
 
-    function setBusy(form, busy) {
-      for (const button of form.querySelectorAll("button")) button.disabled = busy;
+    function setBusy(card, busy) {
+      for (const button of card.querySelectorAll("button")) button.disabled = busy;
     }
 
     // A card being sent stays until the reply says what happened to it, even when the
     // stream says meanwhile that it is settled (by this very answer, most likely).
-    async function send(form, askId, action, answers) {
-      showError(form, "");
-      setBusy(form, true);
-      form.dataset.sending = "";
+    async function send(card, askId, action, answers) {
+      showError(card, "");
+      setBusy(card, true);
+      card.dataset.sending = "";
       let response;
       try {
         response = await post(askId, action, answers);
       } catch {
         response = null;
       }
-      delete form.dataset.sending;
+      delete card.dataset.sending;
       if (response && response.ok) {
         settleAsk(askId, action, answers);
         return;
@@ -590,7 +594,7 @@ window.UserInteractionCards = (() => {
         else removeAsk(askId);
         return;
       }
-      if ("gone" in form.dataset) {
+      if ("gone" in card.dataset) {
         removeAsk(askId);
         return;
       }
@@ -598,8 +602,8 @@ window.UserInteractionCards = (() => {
         ? `The answer was refused (${response.status}).`
         : "The server could not be reached. Try again.";
       if (body && typeof body.error === "string") message = body.error;
-      showError(form, message);
-      setBusy(form, false);
+      showError(card, message);
+      setBusy(card, false);
     }
 
     // -- the pending asks ---------------------------------------------------------------
@@ -735,7 +739,7 @@ window.UserInteractionCards = (() => {
       );
       dismiss.addEventListener("click", () => {
         card.remove();
-        const next = list.querySelector("form.card:not([data-state=withdrawn])");
+        const next = list.querySelector(".card:not([data-state=withdrawn])");
         const first = next && next.querySelector("input, textarea");
         if (first) first.focus();
       });
@@ -829,7 +833,7 @@ window.UserInteractionCards = (() => {
     function applySnapshot(asks) {
       const open = new Set(asks.map((ask) => ask.askId));
       // a card marked stopped while the connection was down is still open after all
-      for (const card of list.querySelectorAll("form.card[data-state=withdrawn]")) {
+      for (const card of list.querySelectorAll(".card[data-state=withdrawn]")) {
         if (open.has(card.dataset.askId)) card.remove();
       }
       for (const askId of [...cards.keys()]) if (!open.has(askId)) removeAsk(askId);
@@ -846,7 +850,7 @@ window.UserInteractionCards = (() => {
         });
       }
       if (before === 0 && cards.size && (document.activeElement === document.body || document.activeElement === null)) {
-        const first = list.querySelector("form.card:not([data-state=withdrawn]) input, form.card:not([data-state=withdrawn]) textarea");
+        const first = list.querySelector(".card:not([data-state=withdrawn]) input, .card:not([data-state=withdrawn]) textarea");
         if (first) first.focus();
       }
     }
