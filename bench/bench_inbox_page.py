@@ -501,8 +501,6 @@ def arrival(
     samples = max(args.samples, 15)
     runs = {"inbox": to_inbox_page, "bare SSE": to_bare_page, "floor": to_floor_page}
     measured = round_robin(runs, samples)
-    if os.environ.get("BENCH_SAMPLES"):
-        print({name: sorted(round(x * 1e3, 1) for x in v) for name, v in measured.items()})
     report(
         f"2. a new ask reaches an open page ({already} asks shown)",
         measured,
