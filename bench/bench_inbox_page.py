@@ -436,8 +436,7 @@ def arrival(
     args: argparse.Namespace,
 ) -> None:
     # A context each: tabs of one site in one context share a renderer process, and so its
-    # main thread; two pages of 1 000 cards then delayed each other's events by up to a
-    # second (their timers, their garbage collection).
+    # main thread, which one page's work then takes from the others.
     contexts = [browser.new_context(viewport={"width": 1280, "height": 900}) for _ in range(3)]
     inbox_tab, bare_tab, floor_tab = (context.new_page() for context in contexts)
     inbox_tab.goto(f"{base}/#{token}")
