@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import asyncio
+import gc
+import sys
 import threading
 import time
 from typing import Any
@@ -641,6 +643,27 @@ def test_an_async_provider_is_cancelled_and_the_queue_moves_on(ui: UserInteracti
 
     run(main())
     assert provider.finished == 1  # only the second call ran to its end
+
+
+def test_a_providers_task_cancelled_before_it_ran_passes_the_turn_on(
+    ui: UserInteraction,
+) -> None:
+    """Below 3.12 the provider's task waits for the loop's next turn. A loop that ends
+    meanwhile (here ``asyncio.run``, its main task done) cancels that task before it ever
+    ran: the serial provider's turn still passes on, and the provider's coroutine is
+    closed, not left never awaited (an error under this suite)."""
+    provider = SerialRecorder()
+    ui.register_provider(provider)
+
+    async def leave_an_ask_behind() -> None:
+        asyncio.ensure_future(ui.ask(sample_request("first")))  # the loop ends before it
+
+    run(leave_an_ask_behind())
+    gc.collect()  # a coroutine never awaited would warn here
+    answer = run(asyncio.wait_for(ui.ask(sample_request("second")), PROMPT))
+    assert answer.answers[0].id == "second"
+    if sys.version_info < (3, 12):
+        assert provider.order == ["second"]  # the first task never ran
 
 
 # -- concurrency ------------------------------------------------------------------------

@@ -21,7 +21,6 @@ cancelled from outside.
 from __future__ import annotations
 
 import sys
-from functools import partial
 from time import monotonic
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Final, TypeVar
 
@@ -87,6 +86,7 @@ class Ask:
         "_request",
         "_task",
         "_timeout",
+        "_unstarted",
         "_waiting",
     )
 
@@ -100,6 +100,7 @@ class Ask:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._waiting: asyncio.Future[Any] | None = None  # what the caller waits on now
         self._task: asyncio.Task[Outcome] | None = None  # the provider's awaitable
+        self._unstarted: Awaitable[object] | None = None  # its awaitable until the task ran
         self._ending: UserInteractionError | None = None  # why the ask ended early
 
     async def run(self) -> AskUserQuestionAnswer:
@@ -127,8 +128,7 @@ class Ask:
             raise error from None
         except asyncio.CancelledError:  # the caller left: end the provider's part here
             self._controller.abort(caller_left())
-            if self._task is not None:
-                self._task.cancel()
+            self._cancel_task()
             raise
         finally:
             if remove is not None:
@@ -202,10 +202,20 @@ class Ask:
 
         task = self._task
         if task is not None and not task.done():
-            task.cancel()
+            self._cancel_task()
             await asyncio.sleep(0)  # most unwind at once: then no timer is needed
             if not task.done():
                 await asyncio.wait([task], timeout=_UNWIND_GRACE)
+
+    def _cancel_task(self) -> None:
+        """Cancel the provider's task. Below 3.12 it may not have run yet (an eager task
+        always has), and then ``_provide`` never will: release the provider here."""
+        if self._task is not None:
+            self._task.cancel()
+        unstarted, self._unstarted = self._unstarted, None
+        if unstarted is not None:
+            self._returned()
+            discard_awaitable(unstarted)
 
     # -- the provider call ---------------------------------------------------------------
 
@@ -219,9 +229,9 @@ class Ask:
             task = asyncio.Task(self._provide(awaitable), loop=loop, eager_start=True)
             if task.done():
                 return task.result()
-        else:  # a task cancelled before its first step never runs _provide: see _task_done
+        else:  # until its first step, a cancellation ends it without _provide: _cancel_task
             task = loop.create_task(self._provide(awaitable))
-            task.add_done_callback(partial(self._task_done, awaitable))
+            self._unstarted = awaitable
         self._task = task
         return None
 
@@ -230,6 +240,7 @@ class Ask:
         the caller wakes on the next loop turn, as it would awaiting the task itself.
         Whatever the provider raises (``KeyboardInterrupt`` included, which a task would
         re-raise out of the loop) becomes an outcome, never escapes the task."""
+        self._unstarted = None
         try:
             outcome: Outcome = (True, await awaitable)
         except BaseException as exc:
@@ -237,13 +248,6 @@ class Ask:
         self._returned()
         self._settle(outcome)  # unless the caller stopped waiting
         return outcome
-
-    def _task_done(self, awaitable: Awaitable[object], task: asyncio.Task[Outcome]) -> None:
-        """Below 3.12: release a provider whose task was cancelled before it ever ran (an
-        eager task has always started, and ``_provide`` then ends it with an outcome)."""
-        if task.cancelled():  # cancelled before it ever ran: _provide never started
-            self._returned()
-            discard_awaitable(awaitable)
 
     def _start_thread(self, registration: Registration, request: AskUserQuestionRequest) -> None:
         import contextvars
