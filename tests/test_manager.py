@@ -655,10 +655,13 @@ def test_a_providers_task_cancelled_before_it_ran_passes_the_turn_on(
     provider = SerialRecorder()
     ui.register_provider(provider)
 
+    left: list[asyncio.Future[AskUserQuestionAnswer]] = []
+
     async def leave_an_ask_behind() -> None:
-        asyncio.ensure_future(ui.ask(sample_request("first")))  # the loop ends before it
+        left.append(asyncio.ensure_future(ui.ask(sample_request("first"))))  # the loop ends
 
     run(leave_an_ask_behind())
+    assert left[0].cancelled()
     gc.collect()  # a coroutine never awaited would warn here
     answer = run(asyncio.wait_for(ui.ask(sample_request("second")), PROMPT))
     assert answer.answers[0].id == "second"

@@ -78,7 +78,6 @@ class Ask:
     """One ask's state while it is admitted, called and waited for."""
 
     __slots__ = (
-        "__weakref__",
         "_controller",
         "_ending",
         "_loop",
