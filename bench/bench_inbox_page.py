@@ -148,10 +148,13 @@ class BareServer:
         db.execute(f"PRAGMA synchronous = {synchronous}")
         db.execute("CREATE TABLE IF NOT EXISTS asks (ask TEXT)")
 
+        lock = threading.Lock()  # one connection, used from the worker threads
+
         def commit(ask: bytes) -> None:
-            db.execute("BEGIN IMMEDIATE")
-            db.execute("INSERT INTO asks VALUES (?)", (ask,))
-            db.execute("COMMIT")
+            with lock:
+                db.execute("BEGIN IMMEDIATE")
+                db.execute("INSERT INTO asks VALUES (?)", (ask,))
+                db.execute("COMMIT")
 
         self.static = b""
         self.css = files("user_interaction_web").joinpath("static", "app.css").read_bytes()
