@@ -68,7 +68,20 @@ async def main():
 asyncio.run(main())
 """
 
-BARE_SERVER = """
+#: How each bare server's script ends: its ``app()`` served on a free loopback port, which
+#: it prints.
+SERVE = """
+async def main():
+    runner = web.AppRunner(app(), access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    print(runner.addresses[0][1], flush=True)
+    await asyncio.Event().wait()
+asyncio.run(main())
+"""
+
+BARE_SERVER = (
+    """
 import asyncio, sys
 from aiohttp import web
 waiters = []
@@ -88,18 +101,15 @@ async def fire(request):
     return web.json_response({"ok": True})
 async def count(request):
     return web.json_response({"waiting": len(waiters)})
-async def main():
+def app():
     app = web.Application()
     app.router.add_get("/wait", wait)
     app.router.add_post("/fire", fire)
     app.router.add_get("/count", count)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", 0).start()
-    print(runner.addresses[0][1], flush=True)
-    await asyncio.Event().wait()
-asyncio.run(main())
+    return app
 """
+    + SERVE
+)
 
 BARE_CLIENT = """
 import asyncio, sys, time
@@ -343,7 +353,8 @@ def thousand_pending(state: Path, rounds: int) -> tuple[int, int, tuple[list[flo
 #: ``BEGIN IMMEDIATE ... COMMIT`` per change in SQLite (WAL, the benchmark's
 #: ``synchronous``) on a worker thread, a server-sent event stream for the human, and an
 #: agent's held request released when the human's answer is committed.
-BARE_INBOX = """
+BARE_INBOX = (
+    """
 import asyncio, json, sqlite3, sys, threading, uuid
 from aiohttp import web
 db = sqlite3.connect(sys.argv[1], isolation_level=None, check_same_thread=False)
@@ -388,19 +399,16 @@ async def events(request):
             await response.write(await queue.get())
     finally:
         streams.discard(queue)
-async def main():
+def app():
     app = web.Application()
     app.router.add_post("/asks", post)
     app.router.add_get("/asks/{id}", wait)
     app.router.add_post("/asks/{id}/settle", settle)
     app.router.add_get("/events", events)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", 0).start()
-    print(runner.addresses[0][1], flush=True)
-    await asyncio.Event().wait()
-asyncio.run(main())
+    return app
 """
+    + SERVE
+)
 
 
 class Stream:
