@@ -470,38 +470,33 @@ def arrival(
         tab.wait_for_function(f"() => window.arrivals.length >= {count}", timeout=60_000)
         return float(tab.evaluate(f"window.arrivals[{count - 1}]")) / 1000
 
-    inbox_seen = 0
-    bare_seen = 0
-    floor_seen = 0
+    seen: dict[str, int] = {}  # the arrivals each tab has had
+    replied: dict[str, list[float]] = {}  # each POST until its reply
 
-    acknowledged: list[float] = []
-
-    def to_inbox_page() -> float:
-        nonlocal inbox_seen
+    def to_page(name: str, tab: Any, to: str, path: str, payload: object) -> float:
         sent = time.time()
-        post(base, "/api/asks", ask_payload(next(numbers)), headers)
-        acknowledged.append(time.time() - sent)
-        inbox_seen += 1
-        return arrived(inbox_tab, inbox_seen) - sent
+        post(to, path, payload, headers if to == base else None)
+        replied.setdefault(name, []).append(time.time() - sent)
+        seen[name] = seen.get(name, 0) + 1
+        return arrived(tab, seen[name]) - sent
 
-    def to_bare_page() -> float:
-        nonlocal bare_seen
-        sent = time.time()
-        post(bare.base, "/fire", {"question": "Which package manager?"})
-        bare_seen += 1
-        return arrived(bare_tab, bare_seen) - sent
-
-    def to_floor_page() -> float:
-        nonlocal floor_seen
-        sent = time.time()
-        number = next(numbers)
-        post(bare.base, "/fire-durable", {"number": number, "question": "Which package manager?"})
-        floor_seen += 1
-        return arrived(floor_tab, floor_seen) - sent
+    question = "Which package manager?"
+    runs: dict[str, Callable[[], float]] = {
+        "inbox": lambda: to_page("inbox", inbox_tab, base, "/api/asks", ask_payload(next(numbers))),
+        "bare SSE": lambda: to_page(
+            "bare SSE", bare_tab, bare.base, "/fire", {"question": question}
+        ),
+        "floor": lambda: to_page(
+            "floor",
+            floor_tab,
+            bare.base,
+            "/fire-durable",
+            {"number": next(numbers), "question": question},
+        ),
+    }
 
     # with ``already`` cards shown (the 1 000 of the first figure), as a busy inbox is
     samples = max(args.samples, 15)
-    runs = {"inbox": to_inbox_page, "bare SSE": to_bare_page, "floor": to_floor_page}
     measured = round_robin(runs, samples)
     report(
         f"2. a new ask reaches an open page ({already} asks shown)",
@@ -512,13 +507,13 @@ def arrival(
     )
     floor = statistics.median(measured["floor"])
     print(
-        f"   the floor (committed first, then one card's DOM copied into the same 1 000): "
+        f"   the floor (committed first, then one card's DOM copied into the same {already}): "
         f"{floor / statistics.median(measured['bare SSE']):.2f}x the bare SSE; the inbox "
         f"{statistics.median(measured['inbox']) / floor:.2f}x the floor"
     )
     # for reading the ratio: the agent's POST alone, until the inbox acknowledged the ask
     # (committed to its store, synchronous=FULL: one fsync)
-    print(f"   (the inbox's POST reply alone: {median_ms(acknowledged[1:])})", flush=True)
+    print(f"   (the inbox's POST reply alone: {median_ms(replied['inbox'][1:])})", flush=True)
     for context in contexts:
         context.close()
 
