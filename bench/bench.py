@@ -23,7 +23,7 @@ import time
 import traceback
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 import pluggy
 
@@ -287,17 +287,25 @@ async def loop_floor(
     return perf_counter() - start
 
 
+async def floor_ask(
+    make: Callable[[], Awaitable[AskUserQuestionAnswer]],
+    request: AskUserQuestionRequest = REQUEST,
+) -> AskUserQuestionAnswer:
+    """The least one whole ask needs: the checks every ask must make (the request before
+    the provider is called, its answer after) around the floor's task under ``wait_for``."""
+    validate_request(request)
+    answer = await asyncio.wait_for(asyncio.ensure_future(make()), None)
+    assert not check_answer(request, answer)
+    return answer
+
+
 async def loop_floor_checked(
     provider: AsyncProvider, request: AskUserQuestionRequest, n: int
 ) -> float:
-    """The floor with the two checks every ask must make: the request before the provider
-    is called, its answer after (what ``ask()`` adds beyond them is its own machinery)."""
-    loop = asyncio.get_running_loop()
+    """The floor with the checks (what ``ask()`` adds beyond them is its own machinery)."""
     start = perf_counter()
     for _ in range(n):
-        validate_request(request)
-        answer = await asyncio.wait_for(loop.create_task(provider.ask(request)), None)
-        assert not check_answer(request, answer)
+        await floor_ask(partial(provider.ask, request), request)
     return perf_counter() - start
 
 
@@ -565,6 +573,9 @@ def measure_ask_sync(cfg: Config, summary: Summary) -> None:
         "sync": lambda: asyncio.to_thread(sync_provider.ask, REQUEST),
     }
     kept = {kind: KeptLoop(make) for kind, make in runs.items()}
+    # The same loop running the least a whole ask needs: section 1's floor with its checks
+    # (the call as a task under wait_for, the request checked before, the answer after).
+    asks = {kind: KeptLoop(partial(floor_ask, make)) for kind, make in runs.items()}
     with UserInteraction() as ui_async, UserInteraction() as ui_sync:
         ui_async.register_provider(async_provider)
         ui_sync.register_provider(sync_provider)
@@ -572,8 +583,10 @@ def measure_ask_sync(cfg: Config, summary: Summary) -> None:
         for kind, ui in managers.items():
             assert ui.ask_sync(REQUEST) == ANSWER
             assert kept[kind].call() == ANSWER
+            assert asks[kind].call() == ANSWER
             loop_ask_sync(ui, 50)
             loop_kept_loop(kept[kind], 50)
+            loop_kept_loop(asks[kind], 50)
             loop_asyncio_run(runs[kind], 5)
         for _ in range(cfg.repeats):
             for kind, ui in managers.items():
@@ -582,15 +595,25 @@ def measure_ask_sync(cfg: Config, summary: Summary) -> None:
                     f"kept loop {kind}", loop_kept_loop(kept[kind], cfg.ask_sync_n), cfg.ask_sync_n
                 )
                 samples.add(
+                    f"kept loop {kind}, floor ask",
+                    loop_kept_loop(asks[kind], cfg.ask_sync_n),
+                    cfg.ask_sync_n,
+                )
+                samples.add(
                     f"asyncio.run {kind}",
                     loop_asyncio_run(runs[kind], cfg.asyncio_run_n),
                     cfg.asyncio_run_n,
                 )
-    for loop in kept.values():
+    for loop in (*kept.values(), *asks.values()):
         loop.close()
     for kind in ("async", "sync"):
         base = samples.median(f"asyncio.run {kind}")
-        for name in (f"asyncio.run {kind}", f"kept loop {kind}", f"ask_sync {kind}"):
+        for name in (
+            f"asyncio.run {kind}",
+            f"kept loop {kind}",
+            f"kept loop {kind}, floor ask",
+            f"ask_sync {kind}",
+        ):
             value = samples.median(name)
             print(f"{name:<36} {fmt_time(value):>10} {value / base:>8.2f}x  {samples.spread(name)}")
         summary.ratio_row(
@@ -599,6 +622,13 @@ def measure_ask_sync(cfg: Config, summary: Summary) -> None:
         summary.ratio_row(
             f"bare kept-loop round trip ({kind}, floor)",
             samples.median(f"kept loop {kind}"),
+            base,
+            "run",
+            None,
+        )
+        summary.ratio_row(
+            f"kept loop + floor ask ({kind})",
+            samples.median(f"kept loop {kind}, floor ask"),
             base,
             "run",
             None,

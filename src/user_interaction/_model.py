@@ -208,7 +208,9 @@ class AskUserQuestionRequest:
 
 def with_signal(request: AskUserQuestionRequest, signal: AbortSignal) -> AskUserQuestionRequest:
     """``request`` with another ``signal``: the request a provider receives."""
-    return attrs.evolve(request, signal=signal)
+    return AskUserQuestionRequest(  # what attrs.evolve does, at half its cost per ask
+        request.questions, request.agent, signal, key=request.key, remember=request.remember
+    )
 
 
 @attrs.frozen

@@ -1,18 +1,18 @@
 """The rules of a well-formed request (checked before a provider sees it) and of a
 well-formed answer (checked before the caller sees it), written once.
 
-Each rule set lists the :class:`Problem`\\ s it finds in the order a reader would check
-them (the request's into a list it is given: the manager checks every request, and a
-generator per field cost a third of a trivial ask): the manager raises the first
-(``validate_request``, ``validate_answer``), and code that reports every problem to a
-person (an inbox server refusing an answer, a form pointing at the broken field) lists
-them with :func:`check_answer`.
+Each rule set appends the :class:`Problem`\\ s it finds, in the order a reader would check
+them, to a list it is given: the manager raises the first (``validate_request``,
+``validate_answer``), and code that reports every problem to a person (an inbox server
+refusing an answer, a form pointing at the broken field) lists them with
+:func:`check_answer`. The manager checks every request and every answer, so the rules
+build a problem's path only when there is a problem, and test the usual case first.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Final, Iterator, Mapping
+from typing import Final, Mapping
 
 import attrs
 
@@ -54,9 +54,22 @@ def text_problem(text: str, *, required: bool = True) -> str | None:
     whitespace and NUL bytes do not count. No text may hold a lone surrogate
     (``"\\ud800"``): it is not Unicode, and nothing could encode it to show, store or send it.
     """
-    if required and not text.replace("\x00", "").strip():
+    return _text(text, required)
+
+
+def _text(value: object, required: bool = True) -> str | None:
+    """What is wrong with ``value`` as text; optional text may also be ``None``."""
+    if type(value) is not str:
+        if value is None and not required:
+            return None
+        if not isinstance(value, str):
+            expected = "a string" if required else "a string or None"
+            return f"expected {expected}, got {type(value).__name__}"
+    if required and (
+        not value or value.isspace() or ("\x00" in value and not value.replace("\x00", "").strip())
+    ):
         return "must not be blank"
-    if not text.isascii() and _SURROGATE.search(text) is not None:
+    if not value.isascii() and _SURROGATE.search(value) is not None:
         return "must be valid Unicode: it holds a lone surrogate"
     return None
 
@@ -72,24 +85,6 @@ def validate_request(request: object) -> None:
         raise problems[0].error()
 
 
-def _text(value: object, where: str, problems: list[Problem], *, required: bool = True) -> None:
-    if not isinstance(value, str):
-        expected = "a string" if required else "a string or None"
-        problems.append(
-            Problem(where, f"expected {expected}, got {type(value).__name__}", INVALID_REQUEST)
-        )
-        return
-    problem = text_problem(value, required=required)
-    if problem is not None:
-        problems.append(Problem(where, problem, INVALID_REQUEST))
-
-
-def _optional(value: object, where: str, problems: list[Problem], *, blank: bool = True) -> None:
-    """Optional text: ``None``, or text (``blank=False``: text that is not blank)."""
-    if value is not None:
-        _text(value, where, problems, required=not blank)
-
-
 def _request_problems(request: object, problems: list[Problem]) -> None:
     if not isinstance(request, AskUserQuestionRequest):
         problems.append(
@@ -101,7 +96,7 @@ def _request_problems(request: object, problems: list[Problem]) -> None:
         )
         return
     questions: object = request.questions  # typed, but a caller may pass anything
-    if not isinstance(questions, tuple):
+    if type(questions) is not tuple:
         problems.append(
             Problem(
                 "questions", f"expected a sequence, got {type(questions).__name__}", INVALID_REQUEST
@@ -113,65 +108,73 @@ def _request_problems(request: object, problems: list[Problem]) -> None:
         return
     ids: set[str] = set()
     for index, item in enumerate(questions):
-        _question_problems(item, f"questions[{index}]", ids, problems)
-    _optional(request.key, "key", problems, blank=False)
-    _optional(request.remember, "remember", problems, blank=False)
+        _question_problems(item, index, ids, problems)
+    for field, value in (("key", request.key), ("remember", request.remember)):
+        if value is not None:
+            message = _text(value)  # set, it names something: not blank
+            if message is not None:
+                problems.append(Problem(field, message, INVALID_REQUEST))
 
 
-def _question_problems(item: object, where: str, ids: set[str], problems: list[Problem]) -> None:
-    if not isinstance(item, AskUserQuestionItem):
-        problems.append(
-            Problem(
-                where, f"expected AskUserQuestionItem, got {type(item).__name__}", INVALID_REQUEST
-            )
-        )
+def _question_problems(item: object, index: int, ids: set[str], problems: list[Problem]) -> None:
+    def problem(field: str, message: str) -> None:
+        problems.append(Problem(f"questions[{index}]{field}", message, INVALID_REQUEST))
+
+    if type(item) is not AskUserQuestionItem and not isinstance(item, AskUserQuestionItem):
+        problem("", f"expected AskUserQuestionItem, got {type(item).__name__}")
         return
-    _text(item.id, f"{where}.id", problems)
-    if isinstance(item.id, str):
-        if item.id in ids:
-            problems.append(Problem(f"{where}.id", f"duplicate id {item.id!r}", INVALID_REQUEST))
-        ids.add(item.id)
-    _text(item.question, f"{where}.question", problems)
-    _optional(item.header, f"{where}.header", problems)
-    _optional(item.detail, f"{where}.detail", problems)
+    question_id = item.id
+    message = _text(question_id)
+    if message is not None:
+        problem(".id", message)
+    if type(question_id) is str:
+        if question_id in ids:
+            problem(".id", f"duplicate id {question_id!r}")
+        ids.add(question_id)
+    message = _text(item.question)
+    if message is not None:
+        problem(".question", message)
+    if item.header is not None:
+        message = _text(item.header, False)
+        if message is not None:
+            problem(".header", message)
+    if item.detail is not None:
+        message = _text(item.detail, False)
+        if message is not None:
+            problem(".detail", message)
     multi: object = item.multi_select
-    if not isinstance(multi, bool):
-        problems.append(Problem(f"{where}.multi_select", "expected a boolean", INVALID_REQUEST))
+    if multi is not True and multi is not False:
+        problem(".multi_select", "expected a boolean")
     options: object = item.options
-    if not isinstance(options, tuple):
-        problems.append(
-            Problem(f"{where}.options", "expected a sequence of options", INVALID_REQUEST)
-        )
+    if type(options) is not tuple:
+        problem(".options", "expected a sequence of options")
         return
-    if not options and item.multi_select:
-        problems.append(
-            Problem(
-                f"{where}.multi_select",
-                "a question without options cannot be multi-select",
-                INVALID_REQUEST,
-            )
-        )
+    if not options and multi:
+        problem(".multi_select", "a question without options cannot be multi-select")
     labels: set[str] = set()
     for position, option in enumerate(options):
-        at = f"{where}.options[{position}]"
-        if not isinstance(option, AskUserQuestionOption):
-            problems.append(
-                Problem(
-                    at,
-                    f"expected AskUserQuestionOption, got {type(option).__name__}",
-                    INVALID_REQUEST,
-                )
-            )
+        if type(option) is not AskUserQuestionOption and not isinstance(
+            option, AskUserQuestionOption
+        ):
+            kind = type(option).__name__
+            problem(f".options[{position}]", f"expected AskUserQuestionOption, got {kind}")
             continue
-        _text(option.label, f"{at}.label", problems)
-        if isinstance(option.label, str):
-            if option.label in labels:
-                problems.append(
-                    Problem(f"{at}.label", f"duplicate label {option.label!r}", INVALID_REQUEST)
-                )
-            labels.add(option.label)
-        _optional(option.description, f"{at}.description", problems)
-        _optional(option.preview, f"{at}.preview", problems)
+        label = option.label
+        message = _text(label)
+        if message is not None:
+            problem(f".options[{position}].label", message)
+        if type(label) is str:
+            if label in labels:
+                problem(f".options[{position}].label", f"duplicate label {label!r}")
+            labels.add(label)
+        if option.description is not None:
+            message = _text(option.description, False)
+            if message is not None:
+                problem(f".options[{position}].description", message)
+        if option.preview is not None:
+            message = _text(option.preview, False)
+            if message is not None:
+                problem(f".options[{position}].preview", message)
 
 
 # -- answers -----------------------------------------------------------------------------
@@ -184,8 +187,10 @@ def validate_answer(request: AskUserQuestionRequest, result: object) -> AskUserQ
     if answer is None:
         assert problem is not None
         raise problem.error("provider answer: ")
-    for problem in _answer_problems(request, answer):
-        raise problem.error()
+    problems: list[Problem] = []
+    _answer_problems(request, answer, problems)
+    if problems:
+        raise problems[0].error()
     return answer
 
 
@@ -202,7 +207,9 @@ def check_answer(request: AskUserQuestionRequest, answer: object) -> list[Proble
     if parsed is None:
         assert problem is not None
         return [problem]
-    return list(_answer_problems(request, parsed))
+    problems: list[Problem] = []
+    _answer_problems(request, parsed, problems)
+    return problems
 
 
 def _parse_answer(result: object) -> tuple[AskUserQuestionAnswer | None, Problem | None]:
@@ -220,72 +227,90 @@ def _parse_answer(result: object) -> tuple[AskUserQuestionAnswer | None, Problem
 
 
 def _answer_problems(
-    request: AskUserQuestionRequest, answer: AskUserQuestionAnswer
-) -> Iterator[Problem]:
+    request: AskUserQuestionRequest, answer: AskUserQuestionAnswer, problems: list[Problem]
+) -> None:
     answers: object = answer.answers
-    if not isinstance(answers, tuple):
-        yield Problem("answers", "expected a sequence")
+    if type(answers) is not tuple:
+        problems.append(Problem("answers", "expected a sequence"))
         return
-    by_id = {item.id: item for item in request.questions}
+    questions = request.questions
     seen: set[str] = set()
     for index, item in enumerate(answers):
-        where = f"answers[{index}]"
-        if not isinstance(item, AskUserQuestionAnswerItem):
-            yield Problem(where, f"expected AskUserQuestionAnswerItem, got {type(item).__name__}")
+        if type(item) is not AskUserQuestionAnswerItem and not isinstance(
+            item, AskUserQuestionAnswerItem
+        ):
+            problems.append(
+                Problem(
+                    f"answers[{index}]",
+                    f"expected AskUserQuestionAnswerItem, got {type(item).__name__}",
+                )
+            )
             continue
-        question = by_id.get(item.id) if isinstance(item.id, str) else None
+        item_id = item.id
+        question = _question(questions, item_id)
         if question is None:
-            yield Problem(f"{where}.id", f"{item.id!r} was not asked")
-            continue
-        if item.id in seen:
-            yield Problem(f"{where}.id", f"{item.id!r} is answered twice")
-            continue
-        seen.add(item.id)
-        yield from _item_problems(item, question, where)
+            problems.append(Problem(f"answers[{index}].id", f"{item_id!r} was not asked"))
+        elif item_id in seen:
+            problems.append(Problem(f"answers[{index}].id", f"{item_id!r} is answered twice"))
+        else:
+            seen.add(item_id)
+            _item_problems(item, question, index, problems)
 
 
-def _answer_text(value: object, where: str) -> Iterator[Problem]:
-    """Custom text and notes: the request's rules for required text."""
-    if not isinstance(value, str):
-        yield Problem(where, "expected a string")
-        return
-    problem = text_problem(value)
-    if problem is not None:
-        yield Problem(where, problem)
+def _question(
+    questions: tuple[AskUserQuestionItem, ...], item_id: object
+) -> AskUserQuestionItem | None:
+    """The question an answer's ``id`` answers; ``None`` when it was not asked."""
+    if type(item_id) is str:
+        for question in questions:
+            if question.id == item_id:
+                return question
+    return None
 
 
 def _item_problems(
-    item: AskUserQuestionAnswerItem, question: AskUserQuestionItem, where: str
-) -> Iterator[Problem]:
+    item: AskUserQuestionAnswerItem,
+    question: AskUserQuestionItem,
+    index: int,
+    problems: list[Problem],
+) -> None:
+    def problem(field: str, message: str) -> None:
+        problems.append(Problem(f"answers[{index}]{field}", message))
+
     selected: object = item.selected
     custom, notes = item.custom, item.notes
     if custom is not None:
-        yield from _answer_text(custom, f"{where}.custom")
-    if not isinstance(selected, tuple):
-        yield Problem(f"{where}.selected", "expected a sequence")
+        message = _text(custom)
+        if message is not None:
+            problem(".custom", message)
+    if type(selected) is not tuple:
+        problem(".selected", "expected a sequence")
         return
     if notes is not None:
-        yield from _answer_text(notes, f"{where}.notes")
+        message = _text(notes)
+        if message is not None:
+            problem(".notes", message)
         if not selected:
-            yield Problem(f"{where}.notes", "notes go beside a selection, but nothing is selected")
+            problem(".notes", "notes go beside a selection, but nothing is selected")
     if not selected:
         return
     if custom is not None:
-        yield Problem(where, "custom text and selected labels are exclusive")
-    if not question.options:
-        yield Problem(f"{where}.selected", f"question {item.id!r} has no options to select")
+        problem("", "custom text and selected labels are exclusive")
+    options = question.options
+    if not options:
+        problem(".selected", f"question {item.id!r} has no options to select")
         return
     if len(selected) > 1 and not question.multi_select:
-        yield Problem(
-            f"{where}.selected",
+        problem(
+            ".selected",
             f"question {item.id!r} is single-select but {len(selected)} labels were selected",
         )
-    offered = {option.label for option in question.options}
     for position, label in enumerate(selected):
-        if label not in offered:
-            yield Problem(
-                f"{where}.selected[{position}]",
-                f"{label!r} was not offered for question {item.id!r}",
-            )
-        elif label in selected[:position]:
-            yield Problem(f"{where}.selected[{position}]", f"{label!r} is selected twice")
+        for option in options:
+            if option.label == label:
+                break
+        else:
+            problem(f".selected[{position}]", f"{label!r} was not offered for question {item.id!r}")
+            continue
+        if label in selected[:position]:
+            problem(f".selected[{position}]", f"{label!r} is selected twice")
