@@ -29,6 +29,12 @@ T = TypeVar("T")
 #: duration (``1e300``) overflows a wait, and ``inf`` is simply never scheduled.
 _MAX_SLEEP: Final = 3600.0
 
+#: One lock for every signal's state (each hold is a few field updates, and no signal code
+#: waits under it): a lock per signal cost every pending ask an object of its own.
+#: Reentrant: a combined signal's clean-up (see ``any``) runs wherever its last reference
+#: goes or a garbage collection starts, which can be inside this very lock on this thread.
+_LOCK: Final = RLock()
+
 
 @final
 class AbortSignal:
@@ -39,16 +45,11 @@ class AbortSignal:
         "_aborted",
         "_callbacks",
         "_deadline",
-        "_lock",
         "_next_key",
         "_reason",
     )
 
     def __init__(self) -> None:
-        # Reentrant: a combined signal's clean-up (see ``any``) runs wherever its last
-        # reference goes or a garbage collection starts, which can be inside this very
-        # lock on this thread. A plain lock deadlocked there.
-        self._lock = RLock()
         self._aborted = False
         self._reason: object = None
         self._callbacks: dict[int, Callback] | None = None  # made on first use
@@ -102,7 +103,7 @@ class AbortSignal:
         The callback runs in the thread that aborts, so keep it short and thread-safe
         (from asyncio, hand over with ``loop.call_soon_threadsafe``).
         """
-        with self._lock:
+        with _LOCK:
             if not self._aborted:
                 key = self._next_key
                 self._next_key = key + 1
@@ -115,7 +116,7 @@ class AbortSignal:
 
     def remove_callback(self, callback: Callback) -> None:
         """Remove a callback added with :meth:`add_callback` (no error if absent)."""
-        with self._lock:
+        with _LOCK:
             callbacks = self._callbacks
             if callbacks is None:
                 return
@@ -126,7 +127,7 @@ class AbortSignal:
                     return
 
     def _remove_key(self, key: int) -> None:
-        with self._lock:
+        with _LOCK:
             if self._callbacks is not None:
                 self._callbacks.pop(key, None)
 
@@ -199,7 +200,7 @@ class AbortSignal:
             remove()
 
     def _abort(self, reason: object) -> bool:
-        with self._lock:
+        with _LOCK:
             if self._aborted:
                 return False
             if reason is None:

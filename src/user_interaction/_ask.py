@@ -24,7 +24,7 @@ import sys
 from time import monotonic
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Final, TypeVar
 
-from ._abort import AbortController, discard_awaitable
+from ._abort import AbortSignal, discard_awaitable
 from ._errors import ASK_ABORTED, ASK_TIMEOUT, UserInteractionError
 from ._model import AskUserQuestionAnswer, AskUserQuestionRequest, with_signal
 from ._registration import ADMITTED, QUEUED, Registration, disposed_error, provider_error
@@ -78,11 +78,11 @@ class Ask:
     """One ask's state while it is admitted, called and waited for."""
 
     __slots__ = (
-        "_controller",
         "_ending",
         "_loop",
         "_registration",
         "_request",
+        "_signal",
         "_task",
         "_timeout",
         "_unstarted",
@@ -95,7 +95,7 @@ class Ask:
         self._registration = registration
         self._request = request
         self._timeout = timeout
-        self._controller = AbortController()
+        self._signal = AbortSignal()  # the provider's: fired (``_abort``) when the ask ends
         self._loop: asyncio.AbstractEventLoop | None = None
         self._waiting: asyncio.Future[Any] | None = None  # what the caller waits on now
         self._task: asyncio.Task[Outcome] | None = None  # the provider's awaitable
@@ -108,7 +108,7 @@ class Ask:
         import asyncio
 
         self._loop = asyncio.get_running_loop()
-        signal = self._controller.signal  # carries when the ask ends, for UIs to show
+        signal = self._signal  # carries when the ask ends, for UIs to show
         if self._timeout is not None:
             signal._expire_by(monotonic() + self._timeout)
         caller = self._request.signal
@@ -122,11 +122,11 @@ class Ask:
         except asyncio.TimeoutError:
             assert self._timeout is not None
             error = self._ending or timed_out(self._timeout)  # the first ending wins
-            self._controller.abort(error)
+            self._signal._abort(error)
             await self._unwind()
             raise error from None
         except asyncio.CancelledError:  # the caller left: end the provider's part here
-            self._controller.abort(caller_left())
+            self._signal._abort(caller_left())
             self._cancel_task()
             raise
         finally:
@@ -151,7 +151,7 @@ class Ask:
                 raise disposed_error()
             registration = successor
         self._registration = registration
-        signal = self._controller.signal
+        signal = self._signal
         if signal.aborted:  # ended while it was being admitted
             if registration.serial:
                 registration.release()
@@ -304,7 +304,7 @@ class Ask:
         """End the ask with ``error`` (the first ending wins). Safe from any thread."""
         import asyncio
 
-        self._controller.abort(error)
+        self._signal._abort(error)
         loop = self._loop
         if loop is None:
             return

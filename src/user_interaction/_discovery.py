@@ -78,8 +78,14 @@ def scan(group: str, make: Callable[[str, str, str, str, EntryPoint], _Info]) ->
 
     found: list[_Info] = []
     seen: set[str] = set()
+    header = f"[{group}]"
     for dist in metadata.distributions():
         try:
+            # Only a file that names the group can hold one of its entry points: most do
+            # not, and importlib.metadata parses only the ones that do.
+            text = dist.read_text("entry_points.txt")
+            if text is None or header not in text:
+                continue
             entry_points = [ep for ep in dist.entry_points if ep.group == group]
             if not entry_points:
                 continue
