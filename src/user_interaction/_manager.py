@@ -6,7 +6,9 @@ its extensions (``_chain``) once they add anything. It owns its extensions' plug
 manager and recomposes the chain when they change. ``ask_sync()`` runs that same path on
 an event loop the manager keeps on a thread of its own.
 
-asyncio is imported on the first ask, not at ``import user_interaction``.
+asyncio is imported on the first ask, not at ``import user_interaction``; the chain of
+extensions and reloading on their first use (the first ask composes the chain), so that a
+process that only lists providers (``user-interaction providers``) does not build them.
 """
 
 from __future__ import annotations
@@ -21,10 +23,8 @@ from typing import TYPE_CHECKING, Any, Callable, Final, Mapping, Union, cast
 
 from ._abort import check_seconds
 from ._ask import Ask
-from ._chain import Chain, compose
 from ._discovery import ProviderInfo, find_provider, installed_providers
 from ._errors import DUPLICATE_PROVIDER, INVALID_REQUEST, NO_PROVIDER, UserInteractionError
-from ._extensions import ExtensionManager, load_extensions, register_extension
 from ._model import AskUserQuestionAnswer, AskUserQuestionRequest
 from ._prompts import _Prompts
 from ._registration import (
@@ -36,7 +36,6 @@ from ._registration import (
     log_dispose_failure,
     new_registration,
 )
-from ._reload import reimport_provider
 from ._validation import validate_request
 from ._workers import Workers
 
@@ -45,6 +44,8 @@ if TYPE_CHECKING:
 
     import pluggy
 
+    from ._chain import Chain
+    from ._extensions import ExtensionManager
     from ._runtime import LoopThread
 
 __all__ = ["Disposer", "UserInteraction"]
@@ -145,6 +146,8 @@ class UserInteraction(_Prompts):
         active = self._active
         if active is None:
             raise UserInteractionError("No provider is active: nothing to reload.", NO_PROVIDER)
+        from ._reload import reimport_provider
+
         registration = reimport_provider(
             active.provider,
             active.origin,
@@ -168,6 +171,8 @@ class UserInteraction(_Prompts):
         ``TypeError`` if it implements no hook, an unknown one, or one with a wrong
         argument name; the returned :class:`Disposer` unregisters it.
         """
+        from ._extensions import register_extension
+
         pm = self._extensions()
         register_extension(pm, extension, name)
 
@@ -184,6 +189,8 @@ class UserInteraction(_Prompts):
             with self._extension_lock:
                 pm = self._pm
                 if pm is None:
+                    from ._extensions import ExtensionManager, load_extensions
+
                     pm = ExtensionManager(self._extensions_changed)
                     self._broken = load_extensions(pm)
                     self._pm = pm
@@ -197,6 +204,8 @@ class UserInteraction(_Prompts):
         if self._stale:
             with self._extension_lock:
                 if self._stale:
+                    from ._chain import compose
+
                     pm = self._extensions()
                     self._stale = False  # a change from here on recomposes it again
                     self._chain = compose(pm, self, self._registration, self._broken, self._workers)
@@ -309,6 +318,7 @@ class UserInteraction(_Prompts):
         """A provider that keeps decisions of its own (the inbox) serves this context's
         remembered approvals, unless ``USER_INTERACTION_DECISIONS`` names a file."""
         from ._decisions import DECISIONS_ENV, ActiveProviderDecisions, provider_decisions
+        from ._extensions import register_extension
         from .extensions import RememberedDecisions
 
         if os.environ.get(DECISIONS_ENV, "").strip():
