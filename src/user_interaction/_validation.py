@@ -233,7 +233,7 @@ def _answer_problems(
     if type(answers) is not tuple:
         problems.append(Problem("answers", "expected a sequence"))
         return
-    questions = request.questions
+    by_id = {question.id: question for question in request.questions}
     seen: set[str] = set()
     for index, item in enumerate(answers):
         if type(item) is not AskUserQuestionAnswerItem and not isinstance(
@@ -247,7 +247,7 @@ def _answer_problems(
             )
             continue
         item_id = item.id
-        question = _question(questions, item_id)
+        question = by_id.get(item_id) if type(item_id) is str else None
         if question is None:
             problems.append(Problem(f"answers[{index}].id", f"{item_id!r} was not asked"))
         elif item_id in seen:
@@ -255,17 +255,6 @@ def _answer_problems(
         else:
             seen.add(item_id)
             _item_problems(item, question, index, problems)
-
-
-def _question(
-    questions: tuple[AskUserQuestionItem, ...], item_id: object
-) -> AskUserQuestionItem | None:
-    """The question an answer's ``id`` answers; ``None`` when it was not asked."""
-    if type(item_id) is str:
-        for question in questions:
-            if question.id == item_id:
-                return question
-    return None
 
 
 def _item_problems(
@@ -305,12 +294,9 @@ def _item_problems(
             ".selected",
             f"question {item.id!r} is single-select but {len(selected)} labels were selected",
         )
+    offered = {option.label for option in options}
     for position, label in enumerate(selected):
-        for option in options:
-            if option.label == label:
-                break
-        else:
+        if label not in offered:
             problem(f".selected[{position}]", f"{label!r} was not offered for question {item.id!r}")
-            continue
-        if label in selected[:position]:
+        elif label in selected[:position]:
             problem(f".selected[{position}]", f"{label!r} is selected twice")
